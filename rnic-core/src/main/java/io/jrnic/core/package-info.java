@@ -1,0 +1,4 @@
+/**
+ * The implementation of the Verbs facade.
+ */
+package io.jrnic.core;
