@@ -6,6 +6,8 @@ import io.jrnic.wire.TerminateLayer;
 /**
  * DDP errors as reported in an RDMAP Terminate: Layer 1 (DDP) with the error types and codes of
  * RFC 5041 §7.2 as registered by RFC 6580 §3.2.
+ *
+ * <p>Immutable and thread-safe.
  */
 public enum DdpError implements IwarpError {
     /** Local catastrophic error (EType 0). */
@@ -44,6 +46,9 @@ public enum DdpError implements IwarpError {
     /** Error Type 0x3 is reserved for the LLP (RFC 5041 §7.2). */
     public static final int TYPE_RESERVED_LLP = 0x3;
 
+    // values() clones its array on every call; fromWire must not allocate.
+    private static final DdpError[] VALUES = values();
+
     private final int type;
     private final int code;
 
@@ -67,9 +72,9 @@ public enum DdpError implements IwarpError {
         return code;
     }
 
-    /** The DDP error with this type and code, or {@code null} if none is assigned. */
+    /** The DDP error with this type and code, or {@code null} if none is assigned. Allocation-free. */
     public static DdpError fromWire(int type, int code) {
-        for (DdpError e : values()) {
+        for (DdpError e : VALUES) {
             if (e.type == type && e.code == code) {
                 return e;
             }

@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 
 /**
  * What tagged and untagged DDP headers share: the DDP control byte and the first byte of RsvdULP
- * (RFC 5041 §5.1, §5.2), which RDMAP uses as its own control byte (RFC 5040 §4.2).
+ * (RFC 5041 §4.1, Figure 3; §4.2 and §4.3), which RDMAP uses as its own control byte (RFC 5040 §4.1).
  *
  * <pre>
  *  0                   1
@@ -17,7 +17,8 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * <p>A flyweight is re-wrapped over each header it reads or writes; it holds no state of its own.
- * Multi-byte fields are big-endian (RFC 5041 §2.1). Not thread-safe: use one instance per thread.
+ * Multi-byte fields are big-endian, in the bit order of the RFC 5041 §4 figures. Not thread-safe:
+ * use one instance per thread.
  */
 public abstract sealed class DdpHeaderFlyweight permits TaggedHeaderFlyweight, UntaggedHeaderFlyweight {
 
@@ -26,11 +27,11 @@ public abstract sealed class DdpHeaderFlyweight permits TaggedHeaderFlyweight, U
     /** Offset of RsvdULP[0:7], the RDMAP control byte. */
     public static final int RSVD_ULP_OFFSET = 1;
 
-    /** Tagged flag in the control byte (RFC 5041 §5.1). */
+    /** Tagged flag in the control byte (RFC 5041 §4.1). */
     public static final int T_FLAG = 0x80;
-    /** Last flag in the control byte (RFC 5041 §5.1). */
+    /** Last flag in the control byte (RFC 5041 §4.1). */
     public static final int L_FLAG = 0x40;
-    /** Mask of the reserved bits, sent as zero and not checked on receive. */
+    /** Mask of the reserved bits, sent as zero and not checked on receive (RFC 5041 §4.1). */
     public static final int RESERVED_MASK = 0x3C;
     /** Mask of the DDP version field. */
     public static final int DV_MASK = 0x03;
@@ -45,7 +46,10 @@ public abstract sealed class DdpHeaderFlyweight permits TaggedHeaderFlyweight, U
     MemorySegment segment;
     long offset;
 
-    /** Whether the first byte of a DDP header has the T flag set (RFC 5041 §5.1). */
+    DdpHeaderFlyweight() {
+    }
+
+    /** Whether the first byte of a DDP header has the T flag set (RFC 5041 §4.1). */
     public static boolean isTagged(int controlByte) {
         return (controlByte & T_FLAG) != 0;
     }

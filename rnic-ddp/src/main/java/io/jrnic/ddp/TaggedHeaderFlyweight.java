@@ -3,7 +3,7 @@ package io.jrnic.ddp;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The 14-byte DDP tagged buffer model header (RFC 5041 §5.1, Figure 3).
+ * The 14-byte DDP tagged buffer model header (RFC 5041 §4.2, Figure 4).
  *
  * <pre>
  *  0                   1                   2                   3
@@ -29,6 +29,10 @@ public final class TaggedHeaderFlyweight extends DdpHeaderFlyweight {
     public static final int TO_OFFSET = 6;
     /** Length of the tagged header. */
     public static final int HEADER_LENGTH = 14;
+
+    /** Creates an unwrapped flyweight; {@link #wrap} it over a header before use. */
+    public TaggedHeaderFlyweight() {
+    }
 
     /** Wraps the header that starts at {@code offset}. */
     public TaggedHeaderFlyweight wrap(MemorySegment segment, long offset) {

@@ -3,7 +3,7 @@ package io.jrnic.ddp;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The 18-byte DDP untagged buffer model header (RFC 5041 §5.2, Figure 4).
+ * The 18-byte DDP untagged buffer model header (RFC 5041 §4.3, Figure 5).
  *
  * <pre>
  *  0                   1                   2                   3
@@ -21,7 +21,7 @@ import java.lang.foreign.MemorySegment;
  * +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
  * </pre>
  *
- * RDMAP carries the Invalidate STag of Send with Invalidate in RsvdULP[8:39] (RFC 5040 §4.3).
+ * RDMAP carries the Invalidate STag of Send with Invalidate in RsvdULP[8:39] (RFC 5040 §4.1).
  * Not thread-safe: use one instance per thread.
  */
 public final class UntaggedHeaderFlyweight extends DdpHeaderFlyweight {
@@ -36,6 +36,10 @@ public final class UntaggedHeaderFlyweight extends DdpHeaderFlyweight {
     public static final int MO_OFFSET = 14;
     /** Length of the untagged header. */
     public static final int HEADER_LENGTH = 18;
+
+    /** Creates an unwrapped flyweight; {@link #wrap} it over a header before use. */
+    public UntaggedHeaderFlyweight() {
+    }
 
     /** Wraps the header that starts at {@code offset}. */
     public UntaggedHeaderFlyweight wrap(MemorySegment segment, long offset) {
