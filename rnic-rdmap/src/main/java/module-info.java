@@ -5,5 +5,5 @@
 module io.jrnic.rdmap {
     requires transitive io.jrnic.ddp;
 
-    // exports io.jrnic.rdmap; (added with the first class)
+    exports io.jrnic.rdmap;
 }
