@@ -1,11 +1,173 @@
 package io.jrnic.bench;
 
-/** Entry point of {@code rnic-bench.jar}: dispatches to the command-line tools. */
+import io.jrnic.bench.demo.CodecDemo;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Entry point of {@code rnic-bench.jar}: {@code java -jar rnic-bench.jar <command> [args...]}.
+ *
+ * <p>Commands are rows of {@link #COMMANDS}; a later tool (rping) is one more row. Exit codes:
+ * {@value #EXIT_OK} success, {@value #EXIT_USAGE} unknown or missing command or bad arguments; a
+ * command may return others ({@code demo} returns 1 when a check failed, JMH exits with 1 on its
+ * own errors).
+ *
+ * <p>Thread safety: stateless.
+ */
 public final class Main {
+
+    /** Exit code of a successful command. */
+    public static final int EXIT_OK = 0;
+
+    /** Exit code of a usage error: no command, one this build does not have, or bad arguments. */
+    public static final int EXIT_USAGE = 2;
+
+    /** A subcommand: what {@code args[0]} selects. */
+    @FunctionalInterface
+    interface Action {
+        /**
+         * Runs the command.
+         *
+         * @param args the arguments after the command name
+         * @param out  where normal output goes
+         * @return the exit code
+         * @throws Exception whatever the command throws; {@link #main} lets it end the JVM
+         */
+        int run(String[] args, PrintStream out) throws Exception;
+    }
+
+    /**
+     * One row of the command table.
+     *
+     * @param name     what the user types
+     * @param synopsis the arguments, for the usage message
+     * @param summary  one line on what it does
+     * @param action   the implementation
+     */
+    record Command(String name, String synopsis, String summary, Action action) {
+    }
+
+    private static final List<Command> COMMANDS = List.of(
+            new Command("jmh", "[JMH options] [benchmark regex...]",
+                    "run the JMH benchmarks ('jmh -l' lists them, 'jmh -h' shows the JMH options)",
+                    Main::runJmh),
+            new Command("demo", "[seed]",
+                    "walk the codecs without a socket: MPA setup, an RDMA Write in CRC-checked FPDUs, the error path",
+                    Main::runDemo),
+            new Command("help", "", "print this message", (args, out) -> {
+                printUsage(out);
+                return EXIT_OK;
+            }));
+
+    /** The seed {@code demo} uses when none is given (the one {@link CodecDemo#main} uses). */
+    static final long DEMO_SEED = 5040L;
+
+    /** Thrown by a command whose arguments are wrong; {@link #run} prints it with the usage. */
+    static final class UsageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    /** Tools announced in the usage message that arrive with the RNIC data path. */
+    private static final List<String> PLANNED = List.of(
+            "rping    RDMA ping-pong between two RNICs, in the manner of librdmacm's rping");
+
     private Main() {
     }
 
-    public static void main(String[] args) {
-        System.out.println("jrnic bench");
+    /**
+     * Runs the command named by {@code args[0]} and exits with its code when that is not
+     * {@value #EXIT_OK} (a successful run just returns, so that JMH's own threads end the JVM normally).
+     *
+     * @param args the command and its arguments
+     * @throws Exception whatever the command throws
+     */
+    public static void main(String[] args) throws Exception {
+        int code = run(args, System.out, System.err);
+        if (code != EXIT_OK) {
+            System.exit(code);
+        }
+    }
+
+    /**
+     * Dispatches to a command.
+     *
+     * @param args the command and its arguments
+     * @param out  normal output
+     * @param err  usage errors
+     * @return the exit code
+     * @throws Exception whatever the command throws
+     */
+    static int run(String[] args, PrintStream out, PrintStream err) throws Exception {
+        if (args.length == 0) {
+            err.println("missing command");
+            printUsage(err);
+            return EXIT_USAGE;
+        }
+        String name = args[0];
+        if (name.equals("-h") || name.equals("--help")) {
+            printUsage(out);
+            return EXIT_OK;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        for (Command command : COMMANDS) {
+            if (command.name().equals(name)) {
+                try {
+                    return command.action().run(rest, out);
+                } catch (UsageException e) {
+                    err.println(e.getMessage());
+                    printUsage(err);
+                    return EXIT_USAGE;
+                }
+            }
+        }
+        err.println("unknown command: " + name);
+        printUsage(err);
+        return EXIT_USAGE;
+    }
+
+    /**
+     * Prints the usage message: the commands of this build, then the planned ones.
+     *
+     * @param out where to print
+     */
+    static void printUsage(PrintStream out) {
+        out.println("usage: java -jar rnic-bench.jar <command> [args...]");
+        out.println();
+        out.println("commands:");
+        for (Command command : COMMANDS) {
+            String head = command.synopsis().isEmpty() ? command.name() : command.name() + " " + command.synopsis();
+            out.printf("  %-45s %s%n", head, command.summary());
+        }
+        out.println();
+        out.println("planned (not in this build, needs the RNIC data path):");
+        for (String planned : PLANNED) {
+            out.println("  " + planned);
+        }
+    }
+
+    /** Runs {@link CodecDemo} with the seed given, or its default seed. */
+    private static int runDemo(String[] args, PrintStream out) {
+        if (args.length > 1) {
+            throw new UsageException("demo takes at most one argument, the seed; got " + args.length);
+        }
+        long seed;
+        try {
+            seed = args.length == 1 ? Long.parseLong(args[0]) : DEMO_SEED;
+        } catch (NumberFormatException e) {
+            throw new UsageException("demo seed must be an integer, was '" + args[0] + "'");
+        }
+        return new CodecDemo(out).run(seed);
+    }
+
+    /** Hands the arguments to the JMH runner, which reads META-INF/BenchmarkList from this jar. */
+    private static int runJmh(String[] args, PrintStream out) throws Exception {
+        // org.openjdk.jmh.Main prints to System.out and calls System.exit(1) itself on its errors.
+        org.openjdk.jmh.Main.main(args);
+        return EXIT_OK;
     }
 }

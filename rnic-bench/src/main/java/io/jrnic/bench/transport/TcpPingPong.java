@@ -1,0 +1,117 @@
+package io.jrnic.bench.transport;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The raw-TCP {@link PingPong}: the caller writes a message to a blocking SocketChannel and reads
+ * the echo that a {@link TcpEchoPeer} thread sends back over the loopback connection. The baseline
+ * for RNIC round-trip latency.
+ *
+ * <p>The outgoing and incoming frames are separate native buffers, so an echo that returned
+ * nothing new could not pass for one that did: the sequence number of every echo is compared with
+ * the one just sent.
+ *
+ * <p>Thread safety: as {@link PingPong}; the buffers live in a shared arena, so the opening thread
+ * and the calling thread may differ.
+ */
+public final class TcpPingPong implements PingPong {
+
+    private final SocketChannel channel;
+    private final TcpEchoPeer echo;
+    private final MessageOptions options;
+    private final Arena arena;
+    private final ByteBuffer out;
+    private final ByteBuffer in;
+    private final Crc32cTrailer trailer;
+    private long sent;
+    private long delivered;
+    private long crcErrors;
+    private long sequenceErrors;
+    private boolean finished;
+
+    private TcpPingPong(SocketChannel channel, TcpEchoPeer echo, MessageOptions options) {
+        this.channel = channel;
+        this.echo = echo;
+        this.options = options;
+        this.arena = Arena.ofShared();
+        MemorySegment outSegment = arena.allocate(options.frameSize(), Long.BYTES);
+        MessagePattern.fill(outSegment, options.messageSize());
+        this.out = outSegment.asByteBuffer();
+        this.in = arena.allocate(options.frameSize(), Long.BYTES).asByteBuffer();
+        this.trailer = options.crc() ? new Crc32cTrailer() : null;
+    }
+
+    /**
+     * Connects a loopback pair and starts the echo peer.
+     *
+     * @param options the message shape (the latency benchmark uses 8-byte messages)
+     * @return the open pair
+     * @throws IOException if the loopback pair could not be connected
+     */
+    public static TcpPingPong open(MessageOptions options) throws IOException {
+        LoopbackTcp.Pair pair = LoopbackTcp.connect();
+        TcpEchoPeer echo = new TcpEchoPeer(pair.acceptor(), options);
+        echo.start();
+        try {
+            return new TcpPingPong(pair.initiator(), echo, options);
+        } catch (RuntimeException | Error e) {
+            // Closing our end makes the peer see end of stream, end, and close its own end.
+            pair.initiator().close();
+            throw e;
+        }
+    }
+
+    @Override
+    public MessageOptions options() {
+        return options;
+    }
+
+    @Override
+    public long roundTrip() throws IOException {
+        long sequence = sent;
+        MessagePattern.sequence(out, sequence);
+        if (trailer != null) {
+            trailer.append(out, options.messageSize());
+        }
+        out.clear();
+        ChannelIo.writeFully(channel, out);
+        sent++;
+
+        in.clear();
+        if (ChannelIo.readFully(channel, in) != ChannelIo.ReadOutcome.COMPLETE) {
+            throw new EOFException("echo peer closed the connection after " + delivered + " round trips");
+        }
+        delivered++;
+        if (trailer != null && !trailer.verify(in, options.messageSize())) {
+            crcErrors++;
+        }
+        long echoed = MessagePattern.sequence(in);
+        if (echoed != sequence) {
+            sequenceErrors++;
+        }
+        return echoed;
+    }
+
+    @Override
+    public TransferReport finish() throws IOException, InterruptedException {
+        if (finished) {
+            throw new IllegalStateException("finish() called twice on this ping-pong");
+        }
+        finished = true;
+        try {
+            channel.shutdownOutput();
+            echo.awaitEnd(TcpMessageStream.DRAIN_TIMEOUT);
+        } finally {
+            channel.close();
+            arena.close();
+        }
+        // Both directions: the echo checked the pings, this side checked the pongs.
+        return new TransferReport(sent, delivered, crcErrors + echo.crcErrors,
+                sequenceErrors + echo.sequenceErrors, echo.payloadErrors, echo.truncated);
+    }
+}

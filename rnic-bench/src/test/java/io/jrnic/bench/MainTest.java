@@ -1,0 +1,93 @@
+package io.jrnic.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class MainTest {
+
+    private final ByteArrayOutputStream outBytes = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream errBytes = new ByteArrayOutputStream();
+    private final PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+    private final PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8);
+
+    @Test
+    void unknownCommandPrintsUsageAndExitsWithTwo() throws Exception {
+        int code = Main.run(new String[] {"frobnicate"}, out, err);
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE).isEqualTo(2);
+        assertThat(err()).contains("unknown command: frobnicate").contains("usage:");
+        assertThat(out()).isEmpty();
+    }
+
+    @Test
+    void missingCommandPrintsUsageAndExitsWithTwo() throws Exception {
+        int code = Main.run(new String[0], out, err);
+
+        assertThat(code).isEqualTo(2);
+        assertThat(err()).contains("missing command").contains("usage:");
+    }
+
+    @Test
+    void plannedCommandsAreAnnouncedButNotRunnable() throws Exception {
+        assertThat(Main.run(new String[] {"rping"}, out, err)).isEqualTo(2);
+        assertThat(err()).contains("unknown command: rping");
+    }
+
+    @Test
+    void demoRunsTheCodecWalkThrough() throws Exception {
+        int code = Main.run(new String[] {"demo"}, out, err);
+
+        assertThat(code).isEqualTo(Main.EXIT_OK);
+        assertThat(out()).contains("demo: all checks passed");
+    }
+
+    @Test
+    void demoRejectsANonNumericSeed() throws Exception {
+        int code = Main.run(new String[] {"demo", "abc"}, out, err);
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("demo seed must be an integer, was 'abc'").contains("usage:");
+    }
+
+    @Test
+    void helpListsCommandsOnStdout() throws Exception {
+        for (String help : new String[] {"help", "-h", "--help"}) {
+            outBytes.reset();
+
+            assertThat(Main.run(new String[] {help}, out, err)).isEqualTo(Main.EXIT_OK);
+
+            assertThat(out()).contains("usage: java -jar rnic-bench.jar <command>")
+                    .contains("  jmh ").contains("  demo ").contains("  help ").contains("rping");
+        }
+        assertThat(err()).isEmpty();
+    }
+
+    @Test
+    void jmhListShowsTheBaselinesFromTheBenchmarkList() throws Exception {
+        // JMH's list prints to System.out; the generated META-INF/BenchmarkList is on the class path.
+        PrintStream original = System.out;
+        System.setOut(out);
+        int code;
+        try {
+            code = Main.run(new String[] {"jmh", "-l"}, out, err);
+        } finally {
+            System.setOut(original);
+        }
+
+        assertThat(code).isEqualTo(Main.EXIT_OK);
+        assertThat(out()).contains("io.jrnic.bench.jmh.ThroughputBenchmark.message")
+                .contains("io.jrnic.bench.jmh.LatencyBenchmark.pingPong");
+    }
+
+    private String out() {
+        return outBytes.toString(StandardCharsets.UTF_8);
+    }
+
+    private String err() {
+        return errBytes.toString(StandardCharsets.UTF_8);
+    }
+}
