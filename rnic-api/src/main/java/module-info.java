@@ -3,5 +3,5 @@
  * and windows, queue pairs, completion queues, shared receive queues and asynchronous events.
  */
 module io.jrnic.api {
-    // exports io.jrnic.api; (added with the first class)
+    exports io.jrnic.api;
 }

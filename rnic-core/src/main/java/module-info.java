@@ -9,5 +9,5 @@ module io.jrnic.core {
     requires io.netty.transport;
     requires org.slf4j;
 
-    // exports io.jrnic.core; (added with the first class)
+    exports io.jrnic.core;
 }

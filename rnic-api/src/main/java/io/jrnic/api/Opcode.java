@@ -1,0 +1,68 @@
+package io.jrnic.api;
+
+/**
+ * Operation type of a work request and of its Work Completion (Verbs 1.0 §8.1, §9.3.1.1
+ * Figure 27, §9.3.2.1).
+ *
+ * <p>Thread safety: immutable.
+ */
+public enum Opcode {
+    /** Send. */
+    SEND,
+    /** Send with Solicited Event. */
+    SEND_SE,
+    /** Send with Invalidate (names a remote STag to invalidate). */
+    SEND_INVALIDATE,
+    /** Send with Solicited Event and Invalidate. */
+    SEND_SE_INVALIDATE,
+    /** RDMA Write. */
+    RDMA_WRITE,
+    /** RDMA Read. */
+    RDMA_READ,
+    /** RDMA Read with Invalidate Local STag (the local sink STag is invalidated after the read). */
+    RDMA_READ_INVALIDATE,
+    /** Bind Memory Window (local, SQ ordered). */
+    BIND_MW,
+    /** Fast-Register Non-Shared Memory Region (local, privileged). */
+    FAST_REGISTER,
+    /** Invalidate Local STag (local, SQ ordered). */
+    INVALIDATE_LOCAL_STAG,
+    /** Receive (RQ and S-RQ only). */
+    RECEIVE;
+
+    /**
+     * Send Operation Types (Verbs §4, V-DEF-12).
+     *
+     * @return true for the four Send variants
+     */
+    public boolean isSend() {
+        return this == SEND || this == SEND_SE || this == SEND_INVALIDATE || this == SEND_SE_INVALIDATE;
+    }
+
+    /**
+     * RDMA Read Type work requests (Verbs §4, V-DEF-11).
+     *
+     * @return true for RDMA Read and RDMA Read with Invalidate Local STag
+     */
+    public boolean isRead() {
+        return this == RDMA_READ || this == RDMA_READ_INVALIDATE;
+    }
+
+    /**
+     * Whether the operation puts a message on the wire (handed to the transport).
+     *
+     * @return true for Send types, RDMA Write and RDMA Read types
+     */
+    public boolean isWire() {
+        return isSend() || isRead() || this == RDMA_WRITE;
+    }
+
+    /**
+     * Memory operations executed locally in SQ order (Verbs §8.1.2.3).
+     *
+     * @return true for Bind, Fast-Register and Invalidate Local STag
+     */
+    public boolean isLocalMemory() {
+        return this == BIND_MW || this == FAST_REGISTER || this == INVALIDATE_LOCAL_STAG;
+    }
+}

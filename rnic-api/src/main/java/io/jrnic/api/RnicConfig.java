@@ -1,0 +1,394 @@
+package io.jrnic.api;
+
+import java.lang.foreign.MemorySegment;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Input of Open RNIC (Verbs 1.0 §9.2.1.1) plus the limits the software RNIC enforces. A mutable
+ * fluent holder: set what differs from the defaults and pass it to the implementation's
+ * {@code open}. It is read once at open; later changes have no effect on an open RNIC.
+ *
+ * <p>Thread safety: not thread safe; confine to the opening thread.
+ */
+public final class RnicConfig {
+    private String name = "jrnic0";
+    private boolean blockListMode;
+    private long pageSize = 4096;
+    private int maxQps = 1024;
+    private int maxQpWrs = 16384;
+    private int maxSrqs = 256;
+    private int maxSrqWrs = 16384;
+    private int maxSendSge = 16;
+    private int maxWriteSge = 16;
+    private int maxInlineData = 256;
+    private int maxCqs = 1024;
+    private int maxCqEntries = 1 << 20;
+    private int maxCompletionHandlers = 16;
+    private int maxMrs = 65536;
+    private int maxMws = 65536;
+    private int maxPds = 1024;
+    private int maxPblEntries = 1 << 20;
+    private int maxIrd = 64;
+    private int maxOrd = 64;
+    private boolean privilegedConsumer = true;
+    private MemorySegment physicalMemory = MemorySegment.NULL;
+    private final Set<RnicExtension> extensions = EnumSet.allOf(RnicExtension.class);
+
+    /** Creates a configuration with the defaults. */
+    public RnicConfig() {
+    }
+
+    /**
+     * RNIC unique identifier (Verbs §9.2.1.1); one open RNIC per name per JVM.
+     *
+     * @param name the name
+     * @return this
+     */
+    public RnicConfig name(String name) {
+        this.name = name;
+        return this;
+    }
+
+    /**
+     * The RNIC name.
+     *
+     * @return the name
+     */
+    public String name() {
+        return name;
+    }
+
+    /**
+     * Requests Block List mode (optional in Verbs §5.1.2; not supported: Open fails).
+     *
+     * @param blockListMode true for Block List mode, false for Page List mode
+     * @return this
+     */
+    public RnicConfig blockListMode(boolean blockListMode) {
+        this.blockListMode = blockListMode;
+        return this;
+    }
+
+    /**
+     * Whether Block List mode is requested.
+     *
+     * @return the mode flag
+     */
+    public boolean blockListMode() {
+        return blockListMode;
+    }
+
+    /**
+     * Page size of the Page List mode used to count PBL entries (power of two).
+     *
+     * @param pageSize the page size
+     * @return this
+     */
+    public RnicConfig pageSize(long pageSize) {
+        this.pageSize = pageSize;
+        return this;
+    }
+
+    /**
+     * The page size.
+     *
+     * @return bytes per page
+     */
+    public long pageSize() {
+        return pageSize;
+    }
+
+    /**
+     * Sets the QP limits.
+     *
+     * @param maxQps   maximum QPs
+     * @param maxQpWrs maximum outstanding WRs per SQ or RQ
+     * @return this
+     */
+    public RnicConfig qpLimits(int maxQps, int maxQpWrs) {
+        this.maxQps = maxQps;
+        this.maxQpWrs = maxQpWrs;
+        return this;
+    }
+
+    /**
+     * Maximum QPs.
+     *
+     * @return the limit
+     */
+    public int maxQps() {
+        return maxQps;
+    }
+
+    /**
+     * Maximum WRs per SQ or RQ.
+     *
+     * @return the limit
+     */
+    public int maxQpWrs() {
+        return maxQpWrs;
+    }
+
+    /**
+     * Sets the S-RQ limits (0 S-RQs disables S-RQ support).
+     *
+     * @param maxSrqs   maximum S-RQs
+     * @param maxSrqWrs maximum outstanding WRs per S-RQ
+     * @return this
+     */
+    public RnicConfig srqLimits(int maxSrqs, int maxSrqWrs) {
+        this.maxSrqs = maxSrqs;
+        this.maxSrqWrs = maxSrqWrs;
+        return this;
+    }
+
+    /**
+     * Maximum S-RQs.
+     *
+     * @return the limit
+     */
+    public int maxSrqs() {
+        return maxSrqs;
+    }
+
+    /**
+     * Maximum WRs per S-RQ.
+     *
+     * @return the limit
+     */
+    public int maxSrqWrs() {
+        return maxSrqWrs;
+    }
+
+    /**
+     * Sets the SGE and inline limits.
+     *
+     * @param maxSendSge    SGEs per Send type, RQ and S-RQ WR (at least 4, Verbs §8.1.3.2)
+     * @param maxWriteSge   SGEs per RDMA Write WR (at least 1)
+     * @param maxInlineData inline bytes per send WR
+     * @return this
+     */
+    public RnicConfig sgeLimits(int maxSendSge, int maxWriteSge, int maxInlineData) {
+        this.maxSendSge = maxSendSge;
+        this.maxWriteSge = maxWriteSge;
+        this.maxInlineData = maxInlineData;
+        return this;
+    }
+
+    /**
+     * SGEs per Send type WR.
+     *
+     * @return the limit
+     */
+    public int maxSendSge() {
+        return maxSendSge;
+    }
+
+    /**
+     * SGEs per RDMA Write WR.
+     *
+     * @return the limit
+     */
+    public int maxWriteSge() {
+        return maxWriteSge;
+    }
+
+    /**
+     * Inline bytes per send WR.
+     *
+     * @return the limit
+     */
+    public int maxInlineData() {
+        return maxInlineData;
+    }
+
+    /**
+     * Sets the CQ limits.
+     *
+     * @param maxCqs                maximum CQs
+     * @param maxCqEntries          maximum entries per CQ
+     * @param maxCompletionHandlers maximum Completion Event Handlers (at least 1)
+     * @return this
+     */
+    public RnicConfig cqLimits(int maxCqs, int maxCqEntries, int maxCompletionHandlers) {
+        this.maxCqs = maxCqs;
+        this.maxCqEntries = maxCqEntries;
+        this.maxCompletionHandlers = maxCompletionHandlers;
+        return this;
+    }
+
+    /**
+     * Maximum CQs.
+     *
+     * @return the limit
+     */
+    public int maxCqs() {
+        return maxCqs;
+    }
+
+    /**
+     * Maximum entries per CQ.
+     *
+     * @return the limit
+     */
+    public int maxCqEntries() {
+        return maxCqEntries;
+    }
+
+    /**
+     * Maximum Completion Event Handlers.
+     *
+     * @return the limit
+     */
+    public int maxCompletionHandlers() {
+        return maxCompletionHandlers;
+    }
+
+    /**
+     * Sets the memory and PD limits.
+     *
+     * @param maxPds        maximum PDs
+     * @param maxMrs        maximum memory regions
+     * @param maxMws        maximum memory windows
+     * @param maxPblEntries maximum pages per region (so max region size = pages * page size)
+     * @return this
+     */
+    public RnicConfig memoryLimits(int maxPds, int maxMrs, int maxMws, int maxPblEntries) {
+        this.maxPds = maxPds;
+        this.maxMrs = maxMrs;
+        this.maxMws = maxMws;
+        this.maxPblEntries = maxPblEntries;
+        return this;
+    }
+
+    /**
+     * Maximum PDs.
+     *
+     * @return the limit
+     */
+    public int maxPds() {
+        return maxPds;
+    }
+
+    /**
+     * Maximum memory regions.
+     *
+     * @return the limit
+     */
+    public int maxMrs() {
+        return maxMrs;
+    }
+
+    /**
+     * Maximum memory windows.
+     *
+     * @return the limit
+     */
+    public int maxMws() {
+        return maxMws;
+    }
+
+    /**
+     * Maximum pages per region.
+     *
+     * @return the limit
+     */
+    public int maxPblEntries() {
+        return maxPblEntries;
+    }
+
+    /**
+     * Sets the per-QP IRD and ORD maxima (at least 1 each, Verbs §6.5).
+     *
+     * @param maxIrd maximum inbound RDMA Read depth per QP
+     * @param maxOrd maximum outbound RDMA Read depth per QP
+     * @return this
+     */
+    public RnicConfig readLimits(int maxIrd, int maxOrd) {
+        this.maxIrd = maxIrd;
+        this.maxOrd = maxOrd;
+        return this;
+    }
+
+    /**
+     * Per-QP maximum IRD.
+     *
+     * @return the limit
+     */
+    public int maxIrd() {
+        return maxIrd;
+    }
+
+    /**
+     * Per-QP maximum ORD.
+     *
+     * @return the limit
+     */
+    public int maxOrd() {
+        return maxOrd;
+    }
+
+    /**
+     * Whether the opener is a Privileged Consumer (Verbs §9.1): only then may QPs enable STag 0
+     * and Fast-Register (V-VERB-CreateQP-3).
+     *
+     * @param privilegedConsumer the privilege
+     * @return this
+     */
+    public RnicConfig privilegedConsumer(boolean privilegedConsumer) {
+        this.privilegedConsumer = privilegedConsumer;
+        return this;
+    }
+
+    /**
+     * Whether the opener is privileged.
+     *
+     * @return the privilege
+     */
+    public boolean privilegedConsumer() {
+        return privilegedConsumer;
+    }
+
+    /**
+     * The "physical memory" that STag 0 exposes (Verbs §7.2.1): the TO of an STag 0 SGE is a native
+     * address inside this segment. Default {@link MemorySegment#NULL}: STag 0 reaches no byte.
+     *
+     * @param physicalMemory a native segment
+     * @return this
+     */
+    public RnicConfig physicalMemory(MemorySegment physicalMemory) {
+        this.physicalMemory = physicalMemory;
+        return this;
+    }
+
+    /**
+     * The STag 0 address space.
+     *
+     * @return the segment
+     */
+    public MemorySegment physicalMemory() {
+        return physicalMemory;
+    }
+
+    /**
+     * Restricts the advertised protocol extensions.
+     *
+     * @param extensions the supported extensions
+     * @return this
+     */
+    public RnicConfig extensions(Set<RnicExtension> extensions) {
+        this.extensions.clear();
+        this.extensions.addAll(extensions);
+        return this;
+    }
+
+    /**
+     * The advertised extensions.
+     *
+     * @return a copy
+     */
+    public Set<RnicExtension> extensions() {
+        return extensions.isEmpty() ? EnumSet.noneOf(RnicExtension.class) : EnumSet.copyOf(extensions);
+    }
+}

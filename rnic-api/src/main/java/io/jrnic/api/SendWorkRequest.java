@@ -1,0 +1,381 @@
+package io.jrnic.api;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A reusable send queue work request (Verbs 1.0 §9.3.1.1 Figure 27) for all ten SQ operation
+ * types. Fields not used by the operation type are ignored (V-VERB-PostSQ-2).
+ * <ul>
+ *   <li>Send types and RDMA Write: the SGL is the data source; {@link #remote(int, long)} gives the
+ *       Write sink; {@link #invalidateStag(int)} the remote STag of Send with Invalidate.</li>
+ *   <li>RDMA Read types: exactly one SGE is the local sink; {@link #remote(int, long)} the source.</li>
+ *   <li>Bind: {@link #bind(int, int, long, long, AddressType, int)}.</li>
+ *   <li>Fast-Register: {@link #fastRegister(int, MemorySegment, int, AddressType, long)}.</li>
+ *   <li>Invalidate Local STag: {@link #invalidateStag(int)} and optionally {@link #localFence(boolean)}.</li>
+ * </ul>
+ *
+ * <p>Thread safety: not thread safe; copied by the post verbs, so it may be reused immediately.
+ */
+public final class SendWorkRequest extends ScatterGatherList {
+    private long wrId;
+    private Opcode opcode;
+    private boolean signaled = true;
+    private boolean readFence;
+    private boolean localFence;
+    private boolean inline;
+    private int remoteStag;
+    private long remoteTo;
+    private int invalidateStag;
+    private int windowStag;
+    private int regionStag;
+    private long bindVirtualAddress;
+    private long bindLength;
+    private AddressType addressType = AddressType.VA_BASED;
+    private int accessRights;
+    private MemorySegment fastRegisterMemory;
+    private long fastRegisterVirtualAddress;
+
+    /** Creates a request with room for 16 SGEs. */
+    public SendWorkRequest() {
+        this(16);
+    }
+
+    /**
+     * Creates a request.
+     *
+     * @param maxSge SGE capacity
+     */
+    public SendWorkRequest(int maxSge) {
+        super(maxSge);
+    }
+
+    /**
+     * Clears every field (signaled becomes true, address type VA-based).
+     *
+     * @return this
+     */
+    public SendWorkRequest reset() {
+        clearSges();
+        wrId = 0;
+        opcode = null;
+        signaled = true;
+        readFence = false;
+        localFence = false;
+        inline = false;
+        remoteStag = 0;
+        remoteTo = 0;
+        invalidateStag = 0;
+        windowStag = 0;
+        regionStag = 0;
+        bindVirtualAddress = 0;
+        bindLength = 0;
+        addressType = AddressType.VA_BASED;
+        accessRights = 0;
+        fastRegisterMemory = null;
+        fastRegisterVirtualAddress = 0;
+        return this;
+    }
+
+    /**
+     * Sets the WR ID.
+     *
+     * @param wrId 64-bit consumer value
+     * @return this
+     */
+    public SendWorkRequest wrId(long wrId) {
+        this.wrId = wrId;
+        return this;
+    }
+
+    /**
+     * Sets the operation type.
+     *
+     * @param opcode any SQ operation type
+     * @return this
+     */
+    public SendWorkRequest opcode(Opcode opcode) {
+        this.opcode = opcode;
+        return this;
+    }
+
+    /**
+     * Completion Notification Type (only used when the QP does not signal all WRs).
+     *
+     * @param signaled true for Signaled
+     * @return this
+     */
+    public SendWorkRequest signaled(boolean signaled) {
+        this.signaled = signaled;
+        return this;
+    }
+
+    /**
+     * Read Fence indicator (Send types and RDMA Write, Verbs §8.2.2.2).
+     *
+     * @param readFence the indicator
+     * @return this
+     */
+    public SendWorkRequest readFence(boolean readFence) {
+        this.readFence = readFence;
+        return this;
+    }
+
+    /**
+     * Local Fence indicator (Invalidate Local STag, Verbs §8.2.2.2).
+     *
+     * @param localFence the indicator
+     * @return this
+     */
+    public SendWorkRequest localFence(boolean localFence) {
+        this.localFence = localFence;
+        return this;
+    }
+
+    /**
+     * Inline data (library extension): the SGL bytes are copied into the WQE at post time, so the
+     * source buffers are free when the post returns and need no registration check later.
+     *
+     * @param inline the flag
+     * @return this
+     */
+    public SendWorkRequest inline(boolean inline) {
+        this.inline = inline;
+        return this;
+    }
+
+    /**
+     * Appends an SGE.
+     *
+     * @param stag   the STag
+     * @param to     the TO
+     * @param length bytes
+     * @return this
+     */
+    public SendWorkRequest sge(int stag, long to, int length) {
+        appendSge(stag, to, length);
+        return this;
+    }
+
+    /**
+     * Remote Address (RDMA Write sink, RDMA Read source).
+     *
+     * @param stag the remote STag
+     * @param to   the remote TO
+     * @return this
+     */
+    public SendWorkRequest remote(int stag, long to) {
+        this.remoteStag = stag;
+        this.remoteTo = to;
+        return this;
+    }
+
+    /**
+     * The STag to invalidate: the remote STag of Send with Invalidate, or the target of
+     * Invalidate Local STag.
+     *
+     * @param stag the STag (index and key)
+     * @return this
+     */
+    public SendWorkRequest invalidateStag(int stag) {
+        this.invalidateStag = stag;
+        return this;
+    }
+
+    /**
+     * Bind Memory Window modifiers (Verbs §9.3.1.1 Figure 27).
+     *
+     * @param windowStag     window STag index with the new key (index &lt;&lt; 8 | newKey)
+     * @param regionStag     STag (index and key) of the region to bind to
+     * @param virtualAddress TO in the region of the window's first byte
+     * @param length         window length
+     * @param addressType    addressing of the window
+     * @param accessRights   REMOTE_READ and/or REMOTE_WRITE (plus extension rights)
+     * @return this
+     */
+    public SendWorkRequest bind(int windowStag, int regionStag, long virtualAddress, long length,
+                                AddressType addressType, int accessRights) {
+        this.opcode = Opcode.BIND_MW;
+        this.windowStag = windowStag;
+        this.regionStag = regionStag;
+        this.bindVirtualAddress = virtualAddress;
+        this.bindLength = length;
+        this.addressType = addressType;
+        this.accessRights = accessRights;
+        return this;
+    }
+
+    /**
+     * Fast-Register Non-Shared Memory Region modifiers; the native segment plays the role of the
+     * physical buffer list (its pages are the PBL entries).
+     *
+     * @param stag           STag index from Allocate STag with the new key
+     * @param memory         the native memory to map
+     * @param accessRights   region rights
+     * @param addressType    VA-based or zero-based
+     * @param virtualAddress base VA for VA-based
+     * @return this
+     */
+    public SendWorkRequest fastRegister(int stag, MemorySegment memory, int accessRights, AddressType addressType,
+                                        long virtualAddress) {
+        this.opcode = Opcode.FAST_REGISTER;
+        this.regionStag = stag;
+        this.fastRegisterMemory = memory;
+        this.accessRights = accessRights;
+        this.addressType = addressType;
+        this.fastRegisterVirtualAddress = virtualAddress;
+        return this;
+    }
+
+    /**
+     * WR ID.
+     *
+     * @return the id
+     */
+    public long wrId() {
+        return wrId;
+    }
+
+    /**
+     * Operation type.
+     *
+     * @return the opcode or null
+     */
+    public Opcode opcode() {
+        return opcode;
+    }
+
+    /**
+     * Signaled flag.
+     *
+     * @return the flag
+     */
+    public boolean signaled() {
+        return signaled;
+    }
+
+    /**
+     * Read Fence.
+     *
+     * @return the flag
+     */
+    public boolean readFence() {
+        return readFence;
+    }
+
+    /**
+     * Local Fence.
+     *
+     * @return the flag
+     */
+    public boolean localFence() {
+        return localFence;
+    }
+
+    /**
+     * Inline flag.
+     *
+     * @return the flag
+     */
+    public boolean inline() {
+        return inline;
+    }
+
+    /**
+     * Remote STag.
+     *
+     * @return the STag
+     */
+    public int remoteStag() {
+        return remoteStag;
+    }
+
+    /**
+     * Remote TO.
+     *
+     * @return the TO
+     */
+    public long remoteTo() {
+        return remoteTo;
+    }
+
+    /**
+     * STag to invalidate.
+     *
+     * @return the STag
+     */
+    public int invalidateStag() {
+        return invalidateStag;
+    }
+
+    /**
+     * Bind: window STag with new key.
+     *
+     * @return the STag
+     */
+    public int windowStag() {
+        return windowStag;
+    }
+
+    /**
+     * Bind: region STag; Fast-Register: the STag being registered.
+     *
+     * @return the STag
+     */
+    public int regionStag() {
+        return regionStag;
+    }
+
+    /**
+     * Bind: TO of the window's first byte.
+     *
+     * @return the VA
+     */
+    public long bindVirtualAddress() {
+        return bindVirtualAddress;
+    }
+
+    /**
+     * Bind: window length.
+     *
+     * @return the length
+     */
+    public long bindLength() {
+        return bindLength;
+    }
+
+    /**
+     * Bind / Fast-Register addressing.
+     *
+     * @return the type
+     */
+    public AddressType addressType() {
+        return addressType;
+    }
+
+    /**
+     * Bind / Fast-Register rights.
+     *
+     * @return the rights
+     */
+    public int accessRights() {
+        return accessRights;
+    }
+
+    /**
+     * Fast-Register memory.
+     *
+     * @return the segment or null
+     */
+    public MemorySegment fastRegisterMemory() {
+        return fastRegisterMemory;
+    }
+
+    /**
+     * Fast-Register base VA.
+     *
+     * @return the VA
+     */
+    public long fastRegisterVirtualAddress() {
+        return fastRegisterVirtualAddress;
+    }
+}

@@ -1,0 +1,126 @@
+package io.jrnic.api;
+
+/**
+ * A Work Completion (Verbs 1.0 §9.3.2.1): caller-owned, reused across polls. For a status other
+ * than SUCCESS only {@link #wrId()}, {@link #status()} and the QP fields are defined
+ * (V-VERB-PollCQ-9).
+ *
+ * <p>Thread safety: not thread safe; one owner at a time.
+ */
+public final class WorkCompletion {
+    private long wrId;
+    private Opcode opcode;
+    private WorkCompletionStatus status;
+    private int byteLength;
+    private int qpId;
+    private QueuePair queuePair;
+    private boolean stagInvalidated;
+    private int invalidatedStag;
+
+    /** Creates an empty completion to be filled by polling. */
+    public WorkCompletion() {
+    }
+
+    /**
+     * Fills every field; used by the RNIC implementation when polling.
+     *
+     * @param wrId            the 64-bit WR ID
+     * @param opcode          the operation type
+     * @param status          the completion status
+     * @param byteLength      bytes received (Receive only)
+     * @param queuePair       the QP where the WR was posted
+     * @param stagInvalidated whether an incoming Send with Invalidate invalidated an STag
+     * @param invalidatedStag that STag
+     * @return this
+     */
+    public WorkCompletion set(long wrId, Opcode opcode, WorkCompletionStatus status, int byteLength,
+                              QueuePair queuePair, boolean stagInvalidated, int invalidatedStag) {
+        this.wrId = wrId;
+        this.opcode = opcode;
+        this.status = status;
+        this.byteLength = byteLength;
+        this.queuePair = queuePair;
+        this.qpId = queuePair == null ? -1 : queuePair.id();
+        this.stagInvalidated = stagInvalidated;
+        this.invalidatedStag = invalidatedStag;
+        return this;
+    }
+
+    /**
+     * The consumer's 64-bit WR ID, valid for every status.
+     *
+     * @return the WR ID
+     */
+    public long wrId() {
+        return wrId;
+    }
+
+    /**
+     * The operation type.
+     *
+     * @return the opcode
+     */
+    public Opcode opcode() {
+        return opcode;
+    }
+
+    /**
+     * The Completion Status.
+     *
+     * @return the status
+     */
+    public WorkCompletionStatus status() {
+        return status;
+    }
+
+    /**
+     * Bytes transferred, valid for successful Receives only.
+     *
+     * @return the length
+     */
+    public int byteLength() {
+        return byteLength;
+    }
+
+    /**
+     * The QP ID of the QP where the WR was posted.
+     *
+     * @return the QP ID
+     */
+    public int qpId() {
+        return qpId;
+    }
+
+    /**
+     * The QP where the WR was posted.
+     *
+     * @return the QP handle
+     */
+    public QueuePair queuePair() {
+        return queuePair;
+    }
+
+    /**
+     * STag Invalidated Indicator.
+     *
+     * @return true when an incoming Send with Invalidate invalidated {@link #invalidatedStag()}
+     */
+    public boolean stagInvalidated() {
+        return stagInvalidated;
+    }
+
+    /**
+     * The invalidated STag, valid when {@link #stagInvalidated()}.
+     *
+     * @return the STag
+     */
+    public int invalidatedStag() {
+        return invalidatedStag;
+    }
+
+    @Override
+    public String toString() {
+        return "WorkCompletion[wrId=" + wrId + ", " + opcode + ", " + status + ", len=" + byteLength + ", qp=" + qpId
+                + (stagInvalidated ? ", invalidated=0x" + Integer.toHexString(invalidatedStag) : "") + "]";
+    }
+}

@@ -1,0 +1,126 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.LlpStreamHandle;
+import io.jrnic.api.TerminateMessage;
+import io.jrnic.api.WorkCompletionStatus;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The seam between a queue pair and its LLP stream (the transport SPI). A QP is given one as its
+ * LLP Stream Handle on the Idle to RTS transition (Verbs 1.0 §6.2.1.2). The QP calls these
+ * methods while holding its lock; they must only enqueue work and return (they may call back
+ * into {@link Upcalls} synchronously, which is re-entrant). The transport reports what happens on
+ * the wire through {@link Upcalls}, from any thread.
+ *
+ * <p>Thread safety: implementations must tolerate calls from any thread.
+ */
+public interface QpTransport extends LlpStreamHandle {
+    /**
+     * Associates the stream with the QP and enables iWARP mode: reset DDP MSNs and MPA marker
+     * state (V-QPS-13), send the stream message first if any (V-QPS-15).
+     *
+     * @param upcalls       how to report events to the QP
+     * @param streamMessage the last streaming-mode message to send, or null
+     */
+    void start(Upcalls upcalls, MemorySegment streamMessage);
+
+    /**
+     * Queues a wire work request (Send types, RDMA Write, RDMA Read types) for transmission, in
+     * SQ order (V-WRP-11). Completion is reported by {@link Upcalls#sendCompleted}.
+     *
+     * @param wqe the WQE; valid until reported complete
+     */
+    void transmit(SendWqe wqe);
+
+    /** Starts a graceful LLP close (TCP FIN); report the end with {@link Upcalls#closeCompleted()}. */
+    void close();
+
+    /**
+     * Sends the Terminate message after the last complete segment, then closes the LLP stream
+     * (Verbs §6.2.3); report the end with {@link Upcalls#closeCompleted()}.
+     *
+     * @param message the Terminate to send
+     */
+    void terminate(TerminateMessage message);
+
+    /** Abortive LLP reset; the stream is disassociated and reports nothing more. */
+    void reset();
+
+    /**
+     * Whether inbound RDMA Read Requests are still being served (IRRQ not empty).
+     *
+     * @return true when remote reads are in process
+     */
+    boolean remoteReadsInProgress();
+
+    /**
+     * What the transport reports to its QP. Every method may be called from any thread.
+     */
+    interface Upcalls {
+        /**
+         * A wire WQE finished (for Sends and Writes: last byte handed to the LLP; for Reads: last
+         * Read Response placed).
+         *
+         * @param wqe    the WQE handed to {@link #transmit}
+         * @param status SUCCESS, or the error status
+         */
+        void sendCompleted(SendWqe wqe, WorkCompletionStatus status);
+
+        /**
+         * Dequeues the receive WQE for the next incoming Send type message (RQ or S-RQ) after
+         * checking its SGL (Local Write, PD, bounds: Verbs §7.4.1, V-SRQ-26, V-SRQ-28).
+         *
+         * @return the WQE, or null when none is posted or its SGL failed the checks (then the QP
+         *         completed it in error and is terminating)
+         */
+        ReceiveWqe takeReceive();
+
+        /**
+         * A Send type message was placed into a WQE from {@link #takeReceive()}.
+         *
+         * @param wqe             the WQE
+         * @param status          SUCCESS or the error status
+         * @param byteLength      bytes received
+         * @param solicited       whether the message carried the Solicited Event flag
+         * @param invalidatedStag the STag invalidated by Send with Invalidate, or 0 for none
+         */
+        void receiveCompleted(ReceiveWqe wqe, WorkCompletionStatus status, int byteLength, boolean solicited,
+                              int invalidatedStag);
+
+        /**
+         * The peer closed the LLP stream (FIN) without a Terminate (Verbs §6.2.2.2).
+         */
+        void remoteClosed();
+
+        /** The graceful close or the close after a Terminate has finished. */
+        void closeCompleted();
+
+        /**
+         * The LLP stream failed: lost (timeout) or reset by the peer.
+         *
+         * @param reset true for an incoming reset, false for a lost connection
+         */
+        void connectionFailed(boolean reset);
+
+        /**
+         * A Terminate message arrived (Verbs §6.2.2.3).
+         *
+         * @param message the received Terminate (not locally generated)
+         */
+        void terminateReceived(TerminateMessage message);
+
+        /**
+         * A non-Terminate segment arrived while the QP was Closing (Verbs §6.2.5 Figure 11).
+         */
+        void segmentWhileClosing();
+
+        /**
+         * The receive path detected an error that terminates the stream (Figure 24).
+         *
+         * @param event the asynchronous event, whose Terminate code the QP sends
+         */
+        void remoteError(AsyncEventType event);
+    }
+}

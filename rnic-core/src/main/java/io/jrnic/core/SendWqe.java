@@ -1,0 +1,219 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AddressType;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.WorkCompletionStatus;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A send queue WQE: the copy of a {@link SendWorkRequest} in a preallocated slot of the QP's SQ
+ * ring (Verbs 1.0 §8.1.1). Inline data is copied into the slot's own buffer at post time. The
+ * transport reads wire WQEs through the public accessors.
+ *
+ * <p>Thread safety: guarded by the owning QP's lock; the transport may read a WQE it was handed
+ * until it reports the WQE complete.
+ */
+public final class SendWqe {
+    long wrId;
+    Opcode opcode;
+    boolean signaled;
+    boolean readFence;
+    boolean localFence;
+    boolean inline;
+    final int[] stags;
+    final long[] tos;
+    final int[] lengths;
+    int sgeCount;
+    final byte[] inlineData;
+    int inlineLength;
+    int remoteStag;
+    long remoteTo;
+    int invalidateStag;
+    int windowStag;
+    int regionStag;
+    long bindVirtualAddress;
+    long bindLength;
+    AddressType addressType;
+    int accessRights;
+    MemorySegment fastRegisterMemory;
+    long fastRegisterVirtualAddress;
+    /** Set at post time when inline data could not be gathered; reported when processed. */
+    WorkCompletionStatus postError;
+    boolean done;
+    boolean inFlight;
+    WorkCompletionStatus status;
+
+    SendWqe(int maxSge, int maxInline) {
+        stags = new int[maxSge];
+        tos = new long[maxSge];
+        lengths = new int[maxSge];
+        inlineData = new byte[maxInline];
+    }
+
+    void copyFrom(SendWorkRequest wr, boolean signalAll) {
+        wrId = wr.wrId();
+        opcode = wr.opcode();
+        signaled = signalAll || wr.signaled();
+        readFence = wr.readFence();
+        localFence = wr.localFence();
+        inline = wr.inline();
+        sgeCount = wr.sgeCount();
+        for (int i = 0; i < sgeCount; i++) {
+            stags[i] = wr.sgeStag(i);
+            tos[i] = wr.sgeTo(i);
+            lengths[i] = wr.sgeLength(i);
+        }
+        inlineLength = 0;
+        remoteStag = wr.remoteStag();
+        remoteTo = wr.remoteTo();
+        invalidateStag = wr.invalidateStag();
+        windowStag = wr.windowStag();
+        regionStag = wr.regionStag();
+        bindVirtualAddress = wr.bindVirtualAddress();
+        bindLength = wr.bindLength();
+        addressType = wr.addressType();
+        accessRights = wr.accessRights();
+        fastRegisterMemory = wr.fastRegisterMemory();
+        fastRegisterVirtualAddress = wr.fastRegisterVirtualAddress();
+        postError = null;
+        done = false;
+        inFlight = false;
+        status = null;
+    }
+
+    /**
+     * The consumer's WR ID.
+     *
+     * @return the id
+     */
+    public long wrId() {
+        return wrId;
+    }
+
+    /**
+     * The operation type.
+     *
+     * @return the opcode
+     */
+    public Opcode opcode() {
+        return opcode;
+    }
+
+    /**
+     * Whether the payload is inline (then {@link #inlineLength()} bytes of the WQE's own buffer).
+     *
+     * @return the flag
+     */
+    public boolean inline() {
+        return inline;
+    }
+
+    /**
+     * Inline payload length.
+     *
+     * @return bytes
+     */
+    public int inlineLength() {
+        return inlineLength;
+    }
+
+    /**
+     * Copies the inline payload into {@code dst} at {@code offset}.
+     *
+     * @param dst    destination
+     * @param offset destination offset
+     */
+    public void copyInline(MemorySegment dst, long offset) {
+        MemorySegment.copy(inlineData, 0, dst, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, inlineLength);
+    }
+
+    /**
+     * Number of SGEs (for Read types: one, the local sink).
+     *
+     * @return the count
+     */
+    public int sgeCount() {
+        return sgeCount;
+    }
+
+    /**
+     * STag of SGE {@code i}.
+     *
+     * @param i index
+     * @return the STag
+     */
+    public int sgeStag(int i) {
+        return stags[i];
+    }
+
+    /**
+     * TO of SGE {@code i}.
+     *
+     * @param i index
+     * @return the TO
+     */
+    public long sgeTo(int i) {
+        return tos[i];
+    }
+
+    /**
+     * Length of SGE {@code i}.
+     *
+     * @param i index
+     * @return the length
+     */
+    public int sgeLength(int i) {
+        return lengths[i];
+    }
+
+    /**
+     * Sum of the SGE lengths (the message length, Verbs §8.1.3.2).
+     *
+     * @return bytes
+     */
+    public long totalLength() {
+        long total = 0;
+        for (int i = 0; i < sgeCount; i++) {
+            total += lengths[i] & 0xFFFF_FFFFL;
+        }
+        return total;
+    }
+
+    /**
+     * Remote STag (RDMA Write sink, RDMA Read source).
+     *
+     * @return the STag
+     */
+    public int remoteStag() {
+        return remoteStag;
+    }
+
+    /**
+     * Remote TO.
+     *
+     * @return the TO
+     */
+    public long remoteTo() {
+        return remoteTo;
+    }
+
+    /**
+     * STag to invalidate at the peer (Send with Invalidate types).
+     *
+     * @return the STag
+     */
+    public int invalidateStag() {
+        return invalidateStag;
+    }
+
+    /**
+     * Whether the Read Fence indicator is set.
+     *
+     * @return the flag
+     */
+    public boolean readFence() {
+        return readFence;
+    }
+}

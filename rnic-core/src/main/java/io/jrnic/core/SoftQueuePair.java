@@ -1,0 +1,1014 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.AsyncEvent;
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.QpState;
+import io.jrnic.api.QueuePair;
+import io.jrnic.api.QueuePairAttributes;
+import io.jrnic.api.QueuePairConfig;
+import io.jrnic.api.QueuePairModification;
+import io.jrnic.api.ReceiveWorkRequest;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.TerminateMessage;
+import io.jrnic.api.VerbsException;
+import io.jrnic.api.VerbsStatus;
+import io.jrnic.api.WorkCompletionStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+
+/**
+ * A queue pair: the Verbs 1.0 §6.2 state machine, the SQ ring and its in-order processing, the
+ * RQ (or the S-RQ link), flushing, and the upcalls of the transport seam ({@link QpTransport}).
+ *
+ * <pre>
+ *  SQ ring (counters grow forever, slot = counter % capacity):
+ *    sqHead ─ completed up to here ─ sqNext ─ processed, awaiting completion ─ sqTail ─ free
+ *  Idle ──Modify──► RTS ──Modify / FIN──► Closing ──close done──► Idle
+ *    │               ├──Modify / error──► Terminate ──LLP closed──► Error ──Modify──► Idle
+ *    └──Modify──► Error ◄──Modify / LLP failure──┘
+ * </pre>
+ *
+ * Local memory work requests (Bind, Fast-Register, Invalidate Local STag) take effect in SQ order
+ * when processed; wire ones are handed to the transport. Completions are generated in posting
+ * order (Verbs §8.2.2 rule 2). On entering Error every incomplete WQE completes FLUSHED exactly
+ * once, except the one that caused the error, which keeps its own status (§6.2.4).
+ *
+ * <p>Thread safety: thread safe. Every operation runs under the QP's lock; events and
+ * notifications are delivered after it is released.
+ */
+final class SoftQueuePair implements QueuePair {
+    private final SoftRnic rnic;
+    private final int id;
+    private final SoftProtectionDomain pd;
+    final SoftCompletionQueue sendCq;
+    final SoftCompletionQueue receiveCq;
+    final SoftSharedReceiveQueue srq;
+    private final int maxSendSge;
+    private final int maxWriteSge;
+    private final int maxInline;
+    private final boolean inboundRead;
+    private final boolean inboundWrite;
+    private final boolean bindWindows;
+    private final boolean privileged;
+    private final boolean signalAll;
+    private final Object lock = new Object();
+
+    private volatile QpState state = QpState.IDLE;
+    private volatile boolean destroyed;
+    private int ird;
+    private int ord;
+    private int rqLimit;
+    private boolean rqLimitArmed;
+    private QpTransport transport;
+    private Link link;
+    private TerminateMessage terminateMessage;
+
+    private final WorkQueueAccount sqAccount = new WorkQueueAccount();
+    private SendWqe[] sq;
+    private long sqHead;
+    private long sqNext;
+    private long sqTail;
+    private int readsOutstanding;
+    private boolean processing;
+    private boolean reprocess;
+
+    private final ReceiveQueue rq;
+    private final ArrayDeque<ReceiveWqe> inProgress;
+
+    /** Windows bound to this QP; guarded by {@link SoftRnic#memoryLock}. */
+    int boundWindows;
+
+    SoftQueuePair(SoftRnic rnic, int id, SoftProtectionDomain pd, QueuePairConfig c) {
+        this.rnic = rnic;
+        this.id = id;
+        this.pd = pd;
+        this.sendCq = (SoftCompletionQueue) c.sendCq();
+        this.receiveCq = (SoftCompletionQueue) c.receiveCq();
+        this.srq = (SoftSharedReceiveQueue) c.srq();
+        this.maxSendSge = c.maxSendSge();
+        this.maxWriteSge = c.maxWriteSge();
+        this.maxInline = c.maxInlineData();
+        this.inboundRead = c.inboundRead();
+        this.inboundWrite = c.inboundWrite();
+        this.bindWindows = c.bindWindows();
+        this.privileged = c.privileged();
+        this.signalAll = c.signalAll();
+        this.ird = c.ird();
+        this.ord = c.ord();
+        this.rqLimit = srq == null ? 0 : c.rqLimit();
+        this.rqLimitArmed = rqLimit > 0; // V-SRQ-42: armed at creation iff > 0
+        this.sq = newSlots(c.sqDepth());
+        this.rq = srq == null ? new ReceiveQueue(c.rqDepth(), c.maxReceiveSge(), pd, null) : null;
+        this.inProgress = new ArrayDeque<>(srq == null ? c.rqDepth() : 16);
+    }
+
+    private SendWqe[] newSlots(int n) {
+        SendWqe[] slots = new SendWqe[n];
+        int sges = Math.max(1, Math.max(maxSendSge, maxWriteSge));
+        for (int i = 0; i < n; i++) {
+            slots[i] = new SendWqe(sges, maxInline);
+        }
+        return slots;
+    }
+
+    // ---- accessors used by the memory checks ------------------------------------------------
+
+    @Override
+    public int id() {
+        return id;
+    }
+
+    SoftProtectionDomain pd() {
+        return pd;
+    }
+
+    boolean privileged() {
+        return privileged;
+    }
+
+    boolean bindWindows() {
+        return bindWindows;
+    }
+
+    boolean inboundRead() {
+        return inboundRead;
+    }
+
+    boolean inboundWrite() {
+        return inboundWrite;
+    }
+
+    @Override
+    public QpState state() {
+        return state;
+    }
+
+    private void checkUsable() {
+        rnic.checkOpen();
+        if (destroyed) {
+            throw new VerbsException(VerbsStatus.INVALID_QP_HANDLE, "QP " + id + " was destroyed");
+        }
+    }
+
+    // ---- posting ------------------------------------------------------------------------------
+
+    @Override
+    public void postSend(SendWorkRequest wr) {
+        try {
+            synchronized (lock) {
+                checkUsable();
+                enqueueSend(wr);
+                afterSendPost();
+            }
+        } finally {
+            rnic.events.drain();
+        }
+    }
+
+    @Override
+    public int postSend(SendWorkRequest[] wrs, int offset, int count) {
+        try {
+            synchronized (lock) {
+                checkUsable();
+                int posted = 0;
+                try {
+                    for (; posted < count; posted++) {
+                        enqueueSend(wrs[offset + posted]);
+                    }
+                } catch (VerbsException e) {
+                    throw new VerbsException(e.status(), "WR " + posted + " of the list: " + e.getMessage(), posted);
+                } finally {
+                    if (posted > 0) {
+                        afterSendPost();
+                    }
+                }
+                return count;
+            }
+        } finally {
+            rnic.events.drain();
+        }
+    }
+
+    /** Immediate checks of PostSQ (Verbs §9.3.1.1, Figure 34), then the copy into a slot. */
+    private void enqueueSend(SendWorkRequest wr) {
+        if (wr == null) {
+            throw new NullPointerException("send work request is null");
+        }
+        if (state == QpState.TERMINATE) {
+            throw new VerbsException(VerbsStatus.INVALID_QP_STATE, "PostSQ in Terminate (V-QPS-49)");
+        }
+        Opcode op = wr.opcode();
+        if (op == null || op == Opcode.RECEIVE) {
+            throw new VerbsException(VerbsStatus.INVALID_OPERATION_TYPE, "opcode " + op + " cannot be posted to an SQ");
+        }
+        int n = wr.sgeCount();
+        if (op.isSend() && n > maxSendSge || op == Opcode.RDMA_WRITE && n > maxWriteSge) {
+            throw new VerbsException(VerbsStatus.INVALID_SGL_LENGTH, n + " SGEs exceed the QP's limit for " + op);
+        }
+        if (op.isRead() && n != 1) {
+            throw new VerbsException(VerbsStatus.INVALID_SGL_FORMAT, op + " needs exactly one local SGE, had " + n);
+        }
+        if (op.isWire()) {
+            for (int i = 0; i < n; i++) {
+                if (wr.sgeLength(i) < 0) {
+                    throw new VerbsException(VerbsStatus.INVALID_SGL_FORMAT, "SGE " + i + " has negative length");
+                }
+            }
+        }
+        boolean inline = wr.inline() && (op.isSend() || op == Opcode.RDMA_WRITE);
+        if (inline && wr.totalLength() > maxInline) {
+            throw new VerbsException(VerbsStatus.INVALID_SGL_LENGTH, "inline data of " + wr.totalLength()
+                    + " bytes exceeds the QP's " + maxInline);
+        }
+        if ((op.isLocalMemory() && op != Opcode.INVALIDATE_LOCAL_STAG) && wr.addressType() == null) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, op + " needs an address type");
+        }
+        if (sqAccount.outstanding() >= sq.length) {
+            throw new VerbsException(VerbsStatus.TOO_MANY_WRS_POSTED, "SQ full: " + sq.length + " WRs outstanding");
+        }
+        SendWqe w = sq[(int) (sqTail % sq.length)];
+        w.copyFrom(wr, signalAll);
+        w.inline = inline;
+        if (inline) {
+            gatherInline(w);
+        }
+        sqAccount.acquire();
+        sqTail++;
+    }
+
+    /** Copies inline payload into the WQE at post time; a bad SGE is reported when processed. */
+    private void gatherInline(SendWqe w) {
+        int at = 0;
+        for (int i = 0; i < w.sgeCount; i++) {
+            int len = w.lengths[i];
+            WorkCompletionStatus st = rnic.stags.checkLocal(w.stags[i], w.tos[i], len, pd, privileged,
+                    AccessRights.LOCAL_READ);
+            if (st != null) {
+                w.postError = st;
+                return;
+            }
+            if (len > 0) {
+                MemorySegment src = rnic.stags.resolveMemory(w.stags[i], w.tos[i]);
+                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, rnic.stags.resolveOffset(w.stags[i], w.tos[i]),
+                        w.inlineData, at, len);
+                at += len;
+            }
+        }
+        w.inlineLength = at;
+    }
+
+    private void afterSendPost() {
+        switch (state) {
+            case RTS -> processSq();
+            case CLOSING -> {
+                // Verbs §6.2.5 Figure 11: a PostSQ in Closing is flushed, the LLP reset, Bad Close
+                resetTransport();
+                raise(AsyncEventType.BAD_CLOSE);
+                enterError();
+            }
+            case ERROR -> flushAll(); // enqueued, then flushed (V-QPS-64)
+            default -> {
+                // Idle: queued, not processed (V-QPS-7)
+            }
+        }
+    }
+
+    @Override
+    public void postReceive(ReceiveWorkRequest wr) {
+        try {
+            synchronized (lock) {
+                checkReceivePost();
+                rq.post(wr);
+                afterReceivePost();
+            }
+        } finally {
+            rnic.events.drain();
+        }
+    }
+
+    @Override
+    public int postReceive(ReceiveWorkRequest[] wrs, int offset, int count) {
+        try {
+            synchronized (lock) {
+                checkReceivePost();
+                int posted = 0;
+                try {
+                    for (; posted < count; posted++) {
+                        rq.post(wrs[offset + posted]);
+                    }
+                } catch (VerbsException e) {
+                    throw new VerbsException(e.status(), "WR " + posted + " of the list: " + e.getMessage(), posted);
+                } finally {
+                    if (posted > 0) {
+                        afterReceivePost();
+                    }
+                }
+                return count;
+            }
+        } finally {
+            rnic.events.drain();
+        }
+    }
+
+    private void checkReceivePost() {
+        checkUsable();
+        if (srq != null) {
+            throw new VerbsException(VerbsStatus.RQ_ASSOCIATED_WITH_SRQ, "QP " + id + " uses an S-RQ (V-SRQ-17)");
+        }
+        if (state == QpState.TERMINATE) {
+            throw new VerbsException(VerbsStatus.INVALID_QP_STATE, "PostRQ in Terminate (V-QPS-49)");
+        }
+    }
+
+    private void afterReceivePost() {
+        if (state == QpState.CLOSING || state == QpState.ERROR) {
+            flushReceives(); // V-QPS-76, V-QPS-64
+        }
+    }
+
+    // ---- SQ processing ------------------------------------------------------------------------
+
+    private SendWqe slot(long counter) {
+        return sq[(int) (counter % sq.length)];
+    }
+
+    /** Processes SQ WQEs in order while in RTS (Verbs §6.2.2, §8.2.2), honouring fences and ORD. */
+    private void processSq() {
+        if (processing) {
+            reprocess = true;
+            return;
+        }
+        processing = true;
+        try {
+            do {
+                reprocess = false;
+                while (state == QpState.RTS && sqNext < sqTail) {
+                    SendWqe w = slot(sqNext);
+                    if (w.localFence && w.opcode == Opcode.INVALIDATE_LOCAL_STAG && sqHead != sqNext) {
+                        break; // V-WRP-39: wait until every earlier WR completed
+                    }
+                    if (w.readFence && (w.opcode.isSend() || w.opcode == Opcode.RDMA_WRITE) && readsOutstanding > 0) {
+                        break; // V-WRP-38
+                    }
+                    if (w.opcode.isRead() && ord > 0 && readsOutstanding >= ord) {
+                        break; // V-IRD-9: stall, SQ stays in order
+                    }
+                    sqNext++;
+                    WorkCompletionStatus error = execute(w);
+                    if (error != null) {
+                        w.status = error;
+                        w.done = true;
+                        completeSends();
+                        enterTerminate(new TerminateMessage(TerminateMessage.LOCAL_CATASTROPHIC, true, null));
+                        break;
+                    }
+                    if (w.opcode.isWire()) {
+                        w.inFlight = true;
+                        if (w.opcode.isRead()) {
+                            readsOutstanding++;
+                        }
+                        transport.transmit(w);
+                    } else {
+                        w.status = WorkCompletionStatus.SUCCESS;
+                        w.done = true;
+                    }
+                }
+                completeSends();
+            } while (reprocess && state == QpState.RTS);
+        } finally {
+            processing = false;
+        }
+    }
+
+    /**
+     * Local part of processing one WQE: the Figure 23 checks of wire WRs and the effect of
+     * memory WRs.
+     *
+     * @return null on success, else the completion status
+     */
+    private WorkCompletionStatus execute(SendWqe w) {
+        if (w.postError != null) {
+            return w.postError;
+        }
+        Opcode op = w.opcode;
+        if (op.isSend() || op == Opcode.RDMA_WRITE) {
+            if (!w.inline) {
+                for (int i = 0; i < w.sgeCount; i++) {
+                    WorkCompletionStatus st = rnic.stags.checkLocal(w.stags[i], w.tos[i], w.lengths[i], pd, privileged,
+                            AccessRights.LOCAL_READ); // V-MR-75
+                    if (st != null) {
+                        return st;
+                    }
+                }
+            }
+            if (w.totalLength() > 0xFFFF_FFFFL) {
+                return WorkCompletionStatus.TOTAL_LENGTH_TOO_BIG; // V-WR-41
+            }
+            if (op == Opcode.RDMA_WRITE && w.remoteStag >>> 8 == 0) {
+                return WorkCompletionStatus.INVALID_STAG; // V-WR-50
+            }
+            return null;
+        }
+        if (op.isRead()) {
+            if (ord == 0) {
+                return WorkCompletionStatus.ZERO_RDMA_READ_RESOURCES; // V-WRP-28
+            }
+            // V-MR-83: no local rights check; V-WR-50: STag 0 refused; V-WRP-41: zero length needs no STag
+            if (w.lengths[0] != 0 && (w.stags[0] >>> 8 == 0 || w.remoteStag >>> 8 == 0)) {
+                return WorkCompletionStatus.INVALID_STAG;
+            }
+            return null;
+        }
+        return switch (op) {
+            case BIND_MW -> rnic.memory.bind(this, w);
+            case FAST_REGISTER -> rnic.memory.fastRegister(this, w);
+            case INVALIDATE_LOCAL_STAG -> rnic.memory.invalidateLocal(this, w.invalidateStag);
+            default -> WorkCompletionStatus.INVALID_WQE;
+        };
+    }
+
+    /** Emits SQ completions in posting order (Verbs §8.2.2 rule 2). */
+    private void completeSends() {
+        while (sqHead < sqNext) {
+            SendWqe w = slot(sqHead);
+            if (!w.done) {
+                return;
+            }
+            sqHead++; // before emitting: emitting may re-enter through a state change
+            if (w.status == WorkCompletionStatus.SUCCESS && !w.signaled) {
+                sqAccount.release(); // V-WRP-45: no WC for a successful unsignaled WR
+            } else if (!sendCq.add(w.wrId, w.opcode, w.status, 0, this, false, 0, sqAccount, false)) {
+                sqAccount.release();
+                cqOverflow(AsyncEventType.CQ_SQ_ERROR);
+            }
+        }
+    }
+
+    private void completeReceives() {
+        while (!inProgress.isEmpty() && inProgress.peekFirst().done) {
+            emitReceive(inProgress.pollFirst());
+        }
+    }
+
+    private void emitReceive(ReceiveWqe w) {
+        boolean added = receiveCq.add(w.wrId, Opcode.RECEIVE, w.status, w.byteLength, this, w.stagInvalidated,
+                w.invalidatedStag, w.account, w.solicited);
+        if (!added) {
+            w.account.release();
+        }
+        recycle(w);
+        if (!added) {
+            cqOverflow(AsyncEventType.CQ_RQ_ERROR);
+        }
+    }
+
+    private void recycle(ReceiveWqe w) {
+        if (w.srq != null) {
+            w.srq.recycle(w);
+        } else {
+            rq.recycle(w);
+        }
+    }
+
+    /** CQ overflow (Verbs §8.3.3 Figure 24 CQ/SQ, CQ/RQ error): the entry is lost, QP to Terminate. */
+    private void cqOverflow(AsyncEventType event) {
+        if (state == QpState.RTS) {
+            raise(event);
+            enterTerminate(new TerminateMessage(event.terminateCode(), true, null));
+        }
+    }
+
+    // ---- state changes ------------------------------------------------------------------------
+
+    private void raise(AsyncEventType type) {
+        rnic.events.raise(new AsyncEvent(type, this));
+    }
+
+    private void enterTerminate(TerminateMessage message) {
+        if (state != QpState.RTS) {
+            return;
+        }
+        state = QpState.TERMINATE; // V-QPS-44: stop processing; queued WQEs are flushed on Error
+        terminateMessage = message;
+        transport.terminate(message); // V-QPS-45/46: send the Terminate, then LLP close
+    }
+
+    private void detach() {
+        if (link != null) {
+            link.active = false;
+        }
+        link = null;
+        transport = null;
+        readsOutstanding = 0;
+    }
+
+    private void resetTransport() {
+        QpTransport t = transport;
+        detach();
+        if (t != null) {
+            t.reset();
+        }
+    }
+
+    /** Enters Error: disassociated from the LLP and every incomplete WQE flushed (§6.2.4). */
+    private void enterError() {
+        detach();
+        state = QpState.ERROR;
+        flushAll();
+    }
+
+    private void flushAll() {
+        for (long c = sqHead; c < sqTail; c++) {
+            SendWqe w = slot(c);
+            if (!w.done) {
+                w.done = true;
+                w.inFlight = false;
+                w.status = WorkCompletionStatus.FLUSHED;
+            }
+        }
+        sqNext = sqTail;
+        completeSends();
+        flushReceives();
+    }
+
+    private void flushReceives() {
+        for (ReceiveWqe w : inProgress) {
+            if (!w.done) {
+                w.done = true;
+                w.status = WorkCompletionStatus.FLUSHED;
+            }
+        }
+        completeReceives();
+        if (rq != null) { // V-SRQ-33: unused S-RQ WQEs are never flushed
+            ReceiveWqe w;
+            while ((w = rq.take()) != null) {
+                w.done = true;
+                w.status = WorkCompletionStatus.FLUSHED;
+                emitReceive(w);
+            }
+        }
+    }
+
+    // ---- Modify / Query / Destroy -------------------------------------------------------------
+
+    @Override
+    public QueuePairAttributes modify(QueuePairModification m) {
+        java.util.Objects.requireNonNull(m, "modification");
+        try {
+            synchronized (lock) {
+                checkUsable();
+                applyModify(m);
+                return snapshot();
+            }
+        } finally {
+            rnic.events.drain();
+        }
+    }
+
+    private static boolean transitionAllowed(QpState from, QpState to) {
+        // Verbs §6.2, Figure 4 and V-QPS-88: the only Modify transitions
+        return switch (from) {
+            case IDLE -> to == QpState.IDLE || to == QpState.RTS || to == QpState.ERROR;
+            case RTS -> to != QpState.IDLE;
+            case ERROR -> to == QpState.IDLE;
+            case CLOSING, TERMINATE -> false;
+        };
+    }
+
+    private void applyModify(QueuePairModification m) {
+        QpState next = m.nextState();
+        if (next == null) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "next QP state is a required attribute (V-QP-20)");
+        }
+        QpState cur = state;
+        if (!transitionAllowed(cur, next)) {
+            throw new VerbsException(VerbsStatus.INVALID_QP_STATE_CHANGE, cur + " -> " + next + " is not allowed");
+        }
+        boolean attributes = cur == QpState.IDLE && next != QpState.ERROR || cur == QpState.RTS && next == QpState.RTS;
+        int unset = QueuePairModification.UNSET;
+        boolean anyAttr = m.ord() != unset || m.ird() != unset || m.sqDepth() != unset || m.rqDepth() != unset
+                || m.rqLimit() != unset || m.armRqLimitRequested();
+        if (anyAttr && !attributes) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "no attribute may change on " + cur + " -> " + next);
+        }
+        boolean toRts = cur == QpState.IDLE && next == QpState.RTS;
+        if ((m.llpStream() != null || m.streamMessage() != null) && !toRts) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "LLP stream only on Idle -> RTS");
+        }
+        checkRange(m.ord(), rnic.config().maxOrd(), VerbsStatus.ORD_EXCEEDS_CAPABILITY, "ORD");
+        checkRange(m.ird(), rnic.config().maxIrd(), VerbsStatus.IRD_EXCEEDS_CAPABILITY, "IRD");
+        if (m.sqDepth() != unset) {
+            checkDepth(m.sqDepth(), sqAccount.outstanding());
+        }
+        boolean rqResize = m.rqDepth() != unset && rq != null; // with an S-RQ it has no effect (V-QP-23)
+        if (rqResize) {
+            checkDepth(m.rqDepth(), rq.account.outstanding());
+        }
+        if (m.rqLimit() != unset || m.armRqLimitRequested()) {
+            if (srq == null) {
+                throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "QP RQ Limit needs an S-RQ");
+            }
+            if (m.rqLimit() != unset && (m.rqLimit() < 0 || m.rqLimit() > srq.query().maxWrs())) {
+                throw new VerbsException(VerbsStatus.QP_RQ_LIMIT_OUT_OF_RANGE, "QP RQ Limit " + m.rqLimit());
+            }
+        }
+        QpTransport newTransport = null;
+        if (toRts) {
+            if (!(m.llpStream() instanceof QpTransport t) || !t.established()) {
+                throw new VerbsException(VerbsStatus.INVALID_LLP_STREAM_HANDLE,
+                        "Idle -> RTS needs an established jrnic transport as LLP Stream Handle (V-QPS-12)");
+            }
+            newTransport = t;
+        }
+        if (cur == QpState.ERROR && (sqHead < sqTail || !inProgress.isEmpty())) {
+            throw new VerbsException(VerbsStatus.RI_STILL_FLUSHING, "WQEs are still being flushed (V-QPS-68)");
+        }
+        // all checks passed: apply (all or nothing, V-QP-25)
+        if (m.ord() != unset) {
+            ord = m.ord();
+        }
+        if (m.ird() != unset) {
+            ird = m.ird();
+        }
+        if (m.sqDepth() != unset && m.sqDepth() != sq.length) {
+            resizeSq(m.sqDepth());
+        }
+        if (rqResize) {
+            rq.resize(m.rqDepth());
+        }
+        if (m.rqLimit() != unset) {
+            rqLimit = m.rqLimit();
+        }
+        if (m.armRqLimitRequested()) {
+            rqLimitArmed = rqLimit > 0; // V-NOTE-6: re-arming an armed limit is allowed
+        }
+        switch (next) {
+            case RTS -> {
+                if (cur == QpState.IDLE) {
+                    transport = newTransport;
+                    link = new Link();
+                    state = QpState.RTS;
+                    newTransport.start(link, m.streamMessage());
+                    processSq(); // V-QPS-22: WQEs posted in Idle start now
+                }
+            }
+            case CLOSING -> {
+                if (sqHead < sqTail || transport.remoteReadsInProgress()) {
+                    // V-QPS-31, V-QPS-82: Closing then at once Error, Bad Close
+                    state = QpState.CLOSING;
+                    resetTransport();
+                    raise(AsyncEventType.BAD_CLOSE);
+                    enterError();
+                } else {
+                    state = QpState.CLOSING; // V-QPS-30: no event for a requested close
+                    flushReceives();
+                    transport.close();
+                }
+            }
+            case TERMINATE -> enterTerminate(new TerminateMessage(TerminateMessage.LOCAL_CATASTROPHIC, true, null));
+            case ERROR -> {
+                resetTransport(); // V-QPS-39: no Terminate, LLP reset
+                enterError();
+            }
+            case IDLE -> {
+                if (cur == QpState.ERROR) {
+                    state = QpState.IDLE;
+                    terminateMessage = null;
+                }
+            }
+        }
+    }
+
+    private static void checkRange(int value, int max, VerbsStatus tooBig, String what) {
+        if (value == QueuePairModification.UNSET) {
+            return;
+        }
+        if (value < 0) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, what + " " + value + " is negative");
+        }
+        if (value > max) {
+            throw new VerbsException(tooBig, what + " " + value + " exceeds the RNIC maximum " + max);
+        }
+    }
+
+    private void checkDepth(int depth, int outstanding) {
+        if (depth < 1) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "queue depth " + depth + " below 1");
+        }
+        if (depth > rnic.config().maxQpWrs()) {
+            throw new VerbsException(VerbsStatus.MAX_WRS_EXCEED_CAPABILITY, "depth " + depth + " exceeds "
+                    + rnic.config().maxQpWrs());
+        }
+        if (depth < outstanding) {
+            throw new VerbsException(VerbsStatus.SHRINK_TOO_MANY_ELEMENTS, "depth " + depth + " below "
+                    + outstanding + " outstanding WRs (V-QP-29)");
+        }
+    }
+
+    private void resizeSq(int depth) {
+        SendWqe[] old = sq;
+        SendWqe[] slots = new SendWqe[depth];
+        for (long c = sqHead; c < sqTail; c++) {
+            slots[(int) (c % depth)] = old[(int) (c % old.length)];
+        }
+        int sges = Math.max(1, Math.max(maxSendSge, maxWriteSge));
+        for (int i = 0; i < depth; i++) {
+            if (slots[i] == null) {
+                slots[i] = new SendWqe(sges, maxInline);
+            }
+        }
+        sq = slots;
+    }
+
+    @Override
+    public QueuePairAttributes query() {
+        synchronized (lock) {
+            checkUsable();
+            return snapshot();
+        }
+    }
+
+    private QueuePairAttributes snapshot() {
+        QpState s = state;
+        boolean withSrq = srq != null;
+        return new QueuePairAttributes(id, s, pd.id(), sendCq, receiveCq, srq, sq.length, withSrq ? 0 : rq.depth(),
+                maxSendSge, maxWriteSge, withSrq ? 0 : rq.maxSge(), maxInline, ird, ord, inboundRead, inboundWrite,
+                bindWindows, privileged, signalAll, rqLimit, rqLimitArmed, transport,
+                s == QpState.TERMINATE || s == QpState.ERROR ? terminateMessage : null);
+    }
+
+    @Override
+    public void close() {
+        rnic.destroyQp(this);
+    }
+
+    /**
+     * Destroy QP (Verbs §6.1.4): refused while windows are bound; otherwise the QP stops at once
+     * and its outstanding WRs produce no further completions.
+     *
+     * @param force true on Close RNIC (no window check)
+     */
+    void destroy(boolean force) {
+        synchronized (lock) {
+            checkUsable();
+            synchronized (rnic.memoryLock) {
+                if (boundWindows > 0 && !force) {
+                    throw new VerbsException(VerbsStatus.MWS_STILL_BOUND_TO_QP, boundWindows
+                            + " windows bound to QP " + id + " (V-QP-35)");
+                }
+            }
+            resetTransport(); // V-QP-33
+            destroyed = true;
+            for (ReceiveWqe w : inProgress) {
+                w.account.release(); // consumed S-RQ WQEs must not leak S-RQ capacity
+                recycle(w);
+            }
+            inProgress.clear();
+        }
+    }
+
+    /**
+     * Terminate code of a receive completion error (Verbs §8.3.2 Figure 23): the remote
+     * invalidation errors carry their RDMAP codes, every other RQ error is 0x0000.
+     */
+    private static int terminateCodeOf(WorkCompletionStatus status) {
+        return switch (status) {
+            case INVALID_STAG -> 0x0100;
+            case INVALIDATE_STAG_PD_OR_ACCESS_ERROR -> 0x0103;
+            case ACCESS_VIOLATION -> 0x0109;
+            default -> TerminateMessage.LOCAL_CATASTROPHIC;
+        };
+    }
+
+    // ---- transport upcalls --------------------------------------------------------------------
+
+    /** The upcall endpoint handed to one transport attachment; inert once detached. */
+    private final class Link implements QpTransport.Upcalls {
+        boolean active = true;
+
+        @Override
+        public void sendCompleted(SendWqe w, WorkCompletionStatus status) {
+            try {
+                synchronized (lock) {
+                    if (!active || !w.inFlight || w.done) {
+                        return;
+                    }
+                    w.inFlight = false;
+                    WorkCompletionStatus st = status;
+                    if (w.opcode.isRead()) {
+                        readsOutstanding--;
+                        if (st == WorkCompletionStatus.SUCCESS && w.opcode == Opcode.RDMA_READ_INVALIDATE) {
+                            // V-WRP-32: invalidate after the data is placed, before the WC is visible
+                            WorkCompletionStatus inv = rnic.memory.invalidateLocal(SoftQueuePair.this, w.stags[0]);
+                            if (inv != null) {
+                                st = inv;
+                            }
+                        }
+                    }
+                    w.status = st;
+                    w.done = true;
+                    completeSends();
+                    if (st != WorkCompletionStatus.SUCCESS) {
+                        enterTerminate(new TerminateMessage(TerminateMessage.LOCAL_CATASTROPHIC, true, null));
+                    } else {
+                        processSq();
+                    }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public ReceiveWqe takeReceive() {
+            try {
+                synchronized (lock) {
+                    if (!active || state != QpState.RTS) {
+                        return null;
+                    }
+                    ReceiveWqe w = srq != null ? srq.take() : rq.take();
+                    if (w == null) {
+                        return null;
+                    }
+                    inProgress.addLast(w);
+                    if (srq != null && rqLimitArmed && inProgress.size() > rqLimit) {
+                        rqLimitArmed = false; // V-SRQ-43: one shot
+                        raise(AsyncEventType.QP_RQ_LIMIT_REACHED);
+                    }
+                    for (int i = 0; i < w.sgeCount; i++) {
+                        // V-MR-76 Local Write; V-SRQ-26 S-RQ PD; V-SRQ-28 STag 0 per consuming QP
+                        WorkCompletionStatus st = rnic.stags.checkLocal(w.stags[i], w.tos[i], w.lengths[i], w.pd,
+                                privileged, AccessRights.LOCAL_WRITE);
+                        if (st != null) {
+                            w.done = true;
+                            w.status = st;
+                            completeReceives();
+                            enterTerminate(new TerminateMessage(TerminateMessage.LOCAL_CATASTROPHIC, true, null));
+                            return null;
+                        }
+                    }
+                    return w;
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void receiveCompleted(ReceiveWqe w, WorkCompletionStatus status, int byteLength, boolean solicited,
+                                     int invalidatedStag) {
+            try {
+                synchronized (lock) {
+                    if (!active || w.done || !inProgress.contains(w)) {
+                        return;
+                    }
+                    WorkCompletionStatus st = status;
+                    if (st == WorkCompletionStatus.SUCCESS && invalidatedStag != 0) {
+                        // V-WRP-31: after placement, before the receive completes
+                        WorkCompletionStatus inv = rnic.memory.invalidateRemote(SoftQueuePair.this, invalidatedStag);
+                        if (inv != null) {
+                            st = inv;
+                        }
+                    }
+                    w.done = true;
+                    w.status = st;
+                    w.byteLength = byteLength;
+                    w.solicited = solicited;
+                    w.stagInvalidated = invalidatedStag != 0;
+                    w.invalidatedStag = invalidatedStag;
+                    completeReceives();
+                    if (st != WorkCompletionStatus.SUCCESS) {
+                        enterTerminate(new TerminateMessage(terminateCodeOf(st), true, null));
+                    }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void remoteClosed() {
+            try {
+                synchronized (lock) {
+                    if (!active || state != QpState.RTS) {
+                        return;
+                    }
+                    if (sqHead < sqTail || transport.remoteReadsInProgress()) {
+                        // V-QPS-28: work left -> Terminate with Bad LLP Close (0x0207)
+                        raise(AsyncEventType.BAD_LLP_CLOSE);
+                        enterTerminate(new TerminateMessage(AsyncEventType.BAD_LLP_CLOSE.terminateCode(), true, null));
+                    } else {
+                        state = QpState.CLOSING; // reported by LLP_CLOSE_COMPLETE on reaching Idle (V-NOTE-10)
+                        flushReceives();
+                        transport.close();
+                    }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void closeCompleted() {
+            try {
+                synchronized (lock) {
+                    if (!active) {
+                        return;
+                    }
+                    if (state == QpState.CLOSING) {
+                        detach(); // V-QPS-81: disassociate, event, then Idle
+                        raise(AsyncEventType.LLP_CLOSE_COMPLETE);
+                        state = QpState.IDLE;
+                    } else if (state == QpState.TERMINATE) {
+                        enterError(); // V-QPS-54
+                    }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void connectionFailed(boolean reset) {
+            try {
+                synchronized (lock) {
+                    if (!active) {
+                        return;
+                    }
+                    // V-QPS-53: an LLP error during Terminate is a Bad Close
+                    raise(state == QpState.TERMINATE ? AsyncEventType.BAD_CLOSE
+                            : reset ? AsyncEventType.LLP_CONNECTION_RESET : AsyncEventType.LLP_CONNECTION_LOST);
+                    enterError();
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void terminateReceived(TerminateMessage message) {
+            try {
+                synchronized (lock) {
+                    if (!active) {
+                        return;
+                    }
+                    if (state == QpState.RTS) {
+                        // V-QPS-38: Terminate state, event, and no Terminate sent back
+                        state = QpState.TERMINATE;
+                        terminateMessage = message;
+                        raise(AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
+                        transport.close();
+                    } else if (state == QpState.CLOSING) {
+                        // V-QPS-85: LLP reset, Bad Close, Terminate kept for Query QP, Error
+                        terminateMessage = message;
+                        resetTransport();
+                        raise(AsyncEventType.BAD_CLOSE);
+                        enterError();
+                    }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void segmentWhileClosing() {
+            try {
+                synchronized (lock) {
+                    if (active && state == QpState.CLOSING) {
+                        resetTransport(); // V-QPS-84
+                        raise(AsyncEventType.BAD_CLOSE);
+                        enterError();
+                    }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void remoteError(AsyncEventType event) {
+            try {
+                synchronized (lock) {
+                    if (active && state == QpState.RTS) {
+                        raise(event);
+                        int code = event.terminateCode() == AsyncEventType.NO_TERMINATE_CODE
+                                ? TerminateMessage.LOCAL_CATASTROPHIC : event.terminateCode();
+                        enterTerminate(new TerminateMessage(code, true, null));
+                    }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QP[" + id + ", " + state + "]";
+    }
+}

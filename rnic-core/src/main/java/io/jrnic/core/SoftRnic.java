@@ -1,0 +1,439 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AsyncEventHandler;
+import io.jrnic.api.CompletionEventHandler;
+import io.jrnic.api.CompletionQueue;
+import io.jrnic.api.ProtectionDomain;
+import io.jrnic.api.QueuePair;
+import io.jrnic.api.QueuePairConfig;
+import io.jrnic.api.Rnic;
+import io.jrnic.api.RnicAttributes;
+import io.jrnic.api.RnicConfig;
+import io.jrnic.api.RnicExtension;
+import io.jrnic.api.SharedReceiveQueue;
+import io.jrnic.api.VerbsException;
+import io.jrnic.api.VerbsStatus;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The software RNIC: entry point {@link #open(RnicConfig)} and the RNIC, PD, CQ, S-RQ and QP
+ * verbs (Verbs 1.0 §9.2). Tracks every resource so that {@link #close()} frees all of them
+ * (V-RNIC-12). Memory it allocates comes from one shared {@link Arena} that it closes
+ * deterministically on {@link #close()}: shared because the memory is touched by the posting
+ * threads, the transport's event loops and the application alike.
+ *
+ * <p>Thread safety: thread safe. Resource creation and destruction synchronize on
+ * {@link #resourceLock}; STag state on {@link #memoryLock}; data path objects have their own locks.
+ */
+public final class SoftRnic implements Rnic {
+    private static final Map<String, SoftRnic> OPEN = new ConcurrentHashMap<>();
+
+    final Object resourceLock = new Object();
+    final Object memoryLock = new Object();
+    final StagTable stags;
+    final MemoryManager memory;
+    final EventDispatcher events = new EventDispatcher(this);
+
+    private final RnicConfig config;
+    private final Set<RnicExtension> extensions;
+    private final MemorySegment physicalMemory;
+    private final int stagCapacity;
+    private final Arena arena = Arena.ofShared();
+    private final AtomicInteger nextPdId = new AtomicInteger(1);
+    private final AtomicInteger nextQpId = new AtomicInteger(1);
+    private final Map<Integer, SoftProtectionDomain> pds = new ConcurrentHashMap<>();
+    private final Map<Integer, SoftQueuePair> qps = new ConcurrentHashMap<>();
+    private final List<SoftCompletionQueue> cqs = new ArrayList<>();
+    private final List<SoftSharedReceiveQueue> srqs = new ArrayList<>();
+    private final CompletionEventHandler[] completionHandlers;
+    private volatile boolean open = true;
+
+    private SoftRnic(RnicConfig config) {
+        this.config = snapshot(config);
+        this.extensions = config.extensions();
+        this.physicalMemory = config.physicalMemory();
+        this.stagCapacity = Math.min((1 << 24) - 1, config.maxMrs() + config.maxMws());
+        this.stags = new StagTable(stagCapacity, physicalMemory);
+        this.memory = new MemoryManager(this, stags, config.pageSize(), config.maxPblEntries(), config.maxMrs(),
+                config.maxMws());
+        this.completionHandlers = new CompletionEventHandler[config.maxCompletionHandlers()];
+    }
+
+    private static RnicConfig snapshot(RnicConfig c) {
+        return new RnicConfig().name(c.name()).blockListMode(c.blockListMode()).pageSize(c.pageSize())
+                .qpLimits(c.maxQps(), c.maxQpWrs()).srqLimits(c.maxSrqs(), c.maxSrqWrs())
+                .sgeLimits(c.maxSendSge(), c.maxWriteSge(), c.maxInlineData())
+                .cqLimits(c.maxCqs(), c.maxCqEntries(), c.maxCompletionHandlers())
+                .memoryLimits(c.maxPds(), c.maxMrs(), c.maxMws(), c.maxPblEntries())
+                .readLimits(c.maxIrd(), c.maxOrd()).privilegedConsumer(c.privilegedConsumer())
+                .physicalMemory(c.physicalMemory()).extensions(c.extensions());
+    }
+
+    /**
+     * Open RNIC (Verbs §5.1.2, §9.2.1.1): validates the configuration and initializes the RNIC in
+     * Page List mode.
+     *
+     * @param config the configuration (read once)
+     * @return the open RNIC
+     * @throws VerbsException INVALID_MODIFIER for a bad name or limit, BLOCK_LIST_MODE_NOT_SUPPORTED,
+     *                        RNIC_IN_USE when an RNIC of that name is open
+     */
+    public static SoftRnic open(RnicConfig config) {
+        java.util.Objects.requireNonNull(config, "config");
+        if (config.name() == null || config.name().isBlank()) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "RNIC name is required");
+        }
+        if (config.blockListMode()) {
+            throw new VerbsException(VerbsStatus.BLOCK_LIST_MODE_NOT_SUPPORTED, "only Page List mode is supported");
+        }
+        long page = config.pageSize();
+        if (page < 512 || Long.bitCount(page) != 1) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "page size must be a power of two >= 512: " + page);
+        }
+        if (config.maxQps() < 1 || config.maxQpWrs() < 1 || config.maxSrqs() < 0 || config.maxSrqWrs() < 0
+                || config.maxSendSge() < 4 || config.maxWriteSge() < 1 || config.maxInlineData() < 0
+                || config.maxCqs() < 1 || config.maxCqEntries() < 1 || config.maxCompletionHandlers() < 1
+                || config.maxPds() < 1 || config.maxMrs() < 1 || config.maxMws() < 0 || config.maxPblEntries() < 1
+                || config.maxIrd() < 1 || config.maxOrd() < 1 || config.physicalMemory() == null
+                || config.maxMrs() + (long) config.maxMws() > (1 << 24) - 1) {
+            // Verbs §8.1.3.2: >= 4 SGEs; §6.5: IRD and ORD >= 1 for every QP
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "invalid RNIC limits in " + config.name());
+        }
+        SoftRnic rnic = new SoftRnic(config);
+        if (OPEN.putIfAbsent(config.name(), rnic) != null) {
+            rnic.arena.close();
+            throw new VerbsException(VerbsStatus.RNIC_IN_USE, "RNIC " + config.name() + " is already open (V-RNIC-7)");
+        }
+        return rnic;
+    }
+
+    RnicConfig config() {
+        return config;
+    }
+
+    long pageSize() {
+        return config.pageSize();
+    }
+
+    int maxSrqWrs() {
+        return config.maxSrqWrs();
+    }
+
+    void checkOpen() {
+        if (!open) {
+            throw new VerbsException(VerbsStatus.INVALID_RNIC_HANDLE, "RNIC " + config.name() + " is closed");
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public RnicAttributes query() {
+        checkOpen();
+        RnicConfig c = config;
+        return new RnicAttributes("jrnic soft-iWARP 0.1 (" + c.name() + ")",
+                c.maxQps(), c.maxQpWrs(), c.maxSrqs() == 0 ? 0 : c.maxSrqWrs(), c.maxSendSge(), c.maxWriteSge(),
+                extensions.contains(RnicExtension.INLINE_DATA) ? c.maxInlineData() : 0,
+                c.maxCqs(), c.maxCqEntries(), c.maxCompletionHandlers(),
+                c.maxMrs(), c.maxPblEntries(), memory.maxRegionSize(), c.maxPds(), c.maxMws(),
+                0, 0, c.maxIrd(), c.maxOrd(), true, true, true, false, List.of(c.pageSize()),
+                c.maxSrqs() > 0, true, c.maxSrqs(), true, extensions.contains(RnicExtension.ATOMICS), extensions);
+    }
+
+    @Override
+    public ProtectionDomain allocatePd() {
+        synchronized (resourceLock) {
+            checkOpen();
+            if (pds.size() >= config.maxPds()) {
+                throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, "PD limit " + config.maxPds() + " reached");
+            }
+            SoftProtectionDomain pd = new SoftProtectionDomain(this, nextPdId.getAndIncrement());
+            pds.put(pd.id(), pd);
+            return pd;
+        }
+    }
+
+    void deallocatePd(SoftProtectionDomain pd) {
+        synchronized (resourceLock) {
+            pd.checkUsable();
+            if (pd.users.get() > 0) {
+                throw new VerbsException(VerbsStatus.PD_IN_USE, pd + " is used by " + pd.users.get()
+                        + " QPs, S-RQs, regions or windows (V-PD-15)");
+            }
+            pd.closed = true;
+            pds.remove(pd.id());
+        }
+    }
+
+    @Override
+    public int setCompletionEventHandler(int handlerId, CompletionEventHandler handler) {
+        synchronized (resourceLock) {
+            checkOpen();
+            if (handlerId == 0) {
+                if (handler == null) {
+                    throw new VerbsException(VerbsStatus.INVALID_COMPLETION_HANDLER_ID,
+                            "identifier 0 with no handler names nothing");
+                }
+                for (int i = 0; i < completionHandlers.length; i++) {
+                    if (completionHandlers[i] == null) {
+                        completionHandlers[i] = handler;
+                        return i + 1;
+                    }
+                }
+                throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES,
+                        completionHandlers.length + " completion handlers already registered");
+            }
+            if (handlerId < 0 || handlerId > completionHandlers.length || completionHandlers[handlerId - 1] == null) {
+                throw new VerbsException(VerbsStatus.INVALID_COMPLETION_HANDLER_ID, "unknown handler id " + handlerId);
+            }
+            completionHandlers[handlerId - 1] = handler; // null clears; CQs keep the id (V-WRP-54: then dropped)
+            return handlerId;
+        }
+    }
+
+    CompletionEventHandler completionHandler(int handlerId) {
+        synchronized (resourceLock) {
+            return handlerId < 1 || handlerId > completionHandlers.length ? null : completionHandlers[handlerId - 1];
+        }
+    }
+
+    @Override
+    public void setAsyncEventHandler(AsyncEventHandler handler) {
+        checkOpen();
+        events.asyncHandler(handler);
+    }
+
+    @Override
+    public CompletionQueue createCq(int minEntries, int handlerId) {
+        synchronized (resourceLock) {
+            checkOpen();
+            if (minEntries < 1 || minEntries > config.maxCqEntries()) {
+                throw new VerbsException(VerbsStatus.CQ_DEPTH_EXCEEDS_CAPABILITY,
+                        "CQ entries " + minEntries + " outside 1.." + config.maxCqEntries());
+            }
+            if (handlerId != 0 && (handlerId < 0 || handlerId > completionHandlers.length
+                    || completionHandlers[handlerId - 1] == null)) {
+                throw new VerbsException(VerbsStatus.INVALID_COMPLETION_HANDLER_ID, "unknown handler id " + handlerId);
+            }
+            if (cqs.size() >= config.maxCqs()) {
+                throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, "CQ limit " + config.maxCqs() + " reached");
+            }
+            SoftCompletionQueue cq = new SoftCompletionQueue(this, minEntries, handlerId, config.maxCqEntries());
+            cqs.add(cq);
+            return cq;
+        }
+    }
+
+    void destroyCq(SoftCompletionQueue cq) {
+        synchronized (resourceLock) {
+            checkOpen();
+            if (cq.destroyed()) {
+                throw new VerbsException(VerbsStatus.INVALID_CQ_HANDLE, "CQ already destroyed");
+            }
+            if (cq.associations.get() > 0) {
+                throw new VerbsException(VerbsStatus.CQ_IN_USE, cq.associations.get()
+                        + " work queues still use the CQ (V-CQ-25)");
+            }
+            cq.destroy();
+            cqs.remove(cq);
+        }
+    }
+
+    SharedReceiveQueue createSrq(SoftProtectionDomain pd, int maxWrs, int maxSge, int limit) {
+        synchronized (resourceLock) {
+            pd.checkUsable();
+            if (srqs.size() >= config.maxSrqs()) {
+                throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, config.maxSrqs() == 0
+                        ? "S-RQs are not supported by this RNIC" : "S-RQ limit " + config.maxSrqs() + " reached");
+            }
+            if (maxWrs < 1 || maxWrs > config.maxSrqWrs()) {
+                throw new VerbsException(VerbsStatus.MAX_WRS_EXCEED_CAPABILITY, "S-RQ depth " + maxWrs
+                        + " outside 1.." + config.maxSrqWrs());
+            }
+            if (maxSge < 1 || maxSge > config.maxSendSge()) {
+                throw new VerbsException(VerbsStatus.MAX_SGES_EXCEED_CAPABILITY, "S-RQ SGEs " + maxSge
+                        + " outside 1.." + config.maxSendSge());
+            }
+            if (limit < 0 || limit > maxWrs) {
+                throw new VerbsException(VerbsStatus.SRQ_LIMIT_OUT_OF_RANGE, "S-RQ limit " + limit + " outside 0.."
+                        + maxWrs + " (V-SRQ-41)");
+            }
+            SoftSharedReceiveQueue srq = new SoftSharedReceiveQueue(this, pd, maxWrs, maxSge, limit);
+            pd.users.incrementAndGet();
+            srqs.add(srq);
+            return srq;
+        }
+    }
+
+    void destroySrq(SoftSharedReceiveQueue srq) {
+        synchronized (resourceLock) {
+            checkOpen();
+            if (srq.destroyed()) {
+                throw new VerbsException(VerbsStatus.INVALID_SRQ_HANDLE, "S-RQ already destroyed");
+            }
+            if (srq.attachedQps.get() > 0) {
+                throw new VerbsException(VerbsStatus.SRQ_IN_USE, srq.attachedQps.get()
+                        + " QPs still use the S-RQ (V-SRQ-11)");
+            }
+            srq.destroy();
+            srq.pd.users.decrementAndGet();
+            srqs.remove(srq);
+        }
+    }
+
+    private SoftCompletionQueue cqOf(CompletionQueue cq) {
+        if (!(cq instanceof SoftCompletionQueue s) || !cqs.contains(s)) {
+            throw new VerbsException(VerbsStatus.INVALID_CQ_HANDLE, "CQ " + cq + " is not a live CQ of this RNIC");
+        }
+        return s;
+    }
+
+    QueuePair createQp(SoftProtectionDomain pd, QueuePairConfig c) {
+        java.util.Objects.requireNonNull(c, "queue pair config");
+        synchronized (resourceLock) {
+            pd.checkUsable();
+            SoftCompletionQueue scq = cqOf(c.sendCq());
+            SoftCompletionQueue rcq = cqOf(c.receiveCq());
+            SoftSharedReceiveQueue srq = null;
+            if (c.srq() != null) {
+                if (!(c.srq() instanceof SoftSharedReceiveQueue s) || !srqs.contains(s)) {
+                    throw new VerbsException(VerbsStatus.INVALID_SRQ_HANDLE, "S-RQ " + c.srq() + " is not live here");
+                }
+                srq = s;
+            }
+            if (c.sqDepth() < 1 || (srq == null && c.rqDepth() < 1) || c.maxSendSge() < 0 || c.maxWriteSge() < 0
+                    || c.maxReceiveSge() < 0 || c.maxInlineData() < 0 || c.ird() < 0 || c.ord() < 0) {
+                throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "QP attributes must be positive (V-QP-4)");
+            }
+            if (c.sqDepth() > config.maxQpWrs() || (srq == null && c.rqDepth() > config.maxQpWrs())) {
+                throw new VerbsException(VerbsStatus.MAX_WRS_EXCEED_CAPABILITY, "queue depth above "
+                        + config.maxQpWrs());
+            }
+            if (c.maxSendSge() > config.maxSendSge() || c.maxWriteSge() > config.maxWriteSge()
+                    || (srq == null && c.maxReceiveSge() > config.maxSendSge())) {
+                throw new VerbsException(VerbsStatus.MAX_SGES_EXCEED_CAPABILITY, "SGE limit above the RNIC's (V-WR-45)");
+            }
+            if (srq == null && c.maxReceiveSge() < 1) {
+                throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "an RQ needs at least one SGE");
+            }
+            if (c.maxInlineData() > query().maxInlineData()) {
+                throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "inline size above " + query().maxInlineData());
+            }
+            if (c.ord() > config.maxOrd()) {
+                throw new VerbsException(VerbsStatus.ORD_EXCEEDS_CAPABILITY, "ORD " + c.ord() + " > " + config.maxOrd());
+            }
+            if (c.ird() > config.maxIrd()) {
+                throw new VerbsException(VerbsStatus.IRD_EXCEEDS_CAPABILITY, "IRD " + c.ird() + " > " + config.maxIrd());
+            }
+            if (c.privileged() && !config.privilegedConsumer()) {
+                throw new VerbsException(VerbsStatus.INVALID_MODIFIER,
+                        "STag 0 / Fast-Register need a Privileged Consumer (V-VERB-CreateQP-3)");
+            }
+            if (srq != null && (c.rqLimit() < 0 || c.rqLimit() > srq.query().maxWrs())) {
+                throw new VerbsException(VerbsStatus.QP_RQ_LIMIT_OUT_OF_RANGE, "QP RQ Limit " + c.rqLimit());
+            }
+            if (qps.size() >= config.maxQps()) {
+                throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, "QP limit " + config.maxQps() + " reached");
+            }
+            SoftQueuePair qp = new SoftQueuePair(this, nextQpId.getAndIncrement(), pd, c);
+            scq.associations.incrementAndGet();
+            rcq.associations.incrementAndGet();
+            if (srq != null) {
+                srq.attachedQps.incrementAndGet();
+            }
+            pd.users.incrementAndGet();
+            qps.put(qp.id(), qp);
+            return qp;
+        }
+    }
+
+    void destroyQp(SoftQueuePair qp) {
+        try {
+            synchronized (resourceLock) {
+                checkOpen();
+                qp.destroy(false);
+                release(qp);
+            }
+        } finally {
+            events.drain();
+        }
+    }
+
+    private void release(SoftQueuePair qp) {
+        qp.sendCq.associations.decrementAndGet();
+        qp.receiveCq.associations.decrementAndGet();
+        if (qp.srq != null) {
+            qp.srq.attachedQps.decrementAndGet();
+        }
+        qp.pd().users.decrementAndGet();
+        qps.remove(qp.id());
+    }
+
+    @Override
+    public MemorySegment allocateMemory(long byteSize, long alignment) {
+        synchronized (resourceLock) {
+            checkOpen();
+            return arena.allocate(byteSize, alignment);
+        }
+    }
+
+    /**
+     * Close RNIC (Verbs §5.1.4, §9.2.1.3): destroys every QP (ignoring bound windows), S-RQ, CQ,
+     * STag and PD, frees the RNIC's memory and releases the name.
+     */
+    @Override
+    public void close() {
+        synchronized (resourceLock) {
+            if (!open) {
+                return;
+            }
+            for (SoftQueuePair qp : List.copyOf(qps.values())) {
+                qp.destroy(true);
+                release(qp);
+            }
+            synchronized (memoryLock) {
+                for (StagEntry e : memory.liveEntries(stagCapacity)) {
+                    if (e instanceof SoftMemoryWindow w) {
+                        memory.deallocate(w);
+                    }
+                }
+                for (StagEntry e : memory.liveEntries(stagCapacity)) {
+                    SoftMemoryRegion r = (SoftMemoryRegion) e;
+                    r.boundWindows = 0;
+                    memory.deallocate(r);
+                }
+            }
+            for (SoftSharedReceiveQueue srq : List.copyOf(srqs)) {
+                srq.destroy();
+            }
+            srqs.clear();
+            for (SoftCompletionQueue cq : cqs) {
+                cq.destroy();
+            }
+            cqs.clear();
+            for (SoftProtectionDomain pd : pds.values()) {
+                pd.closed = true;
+            }
+            pds.clear();
+            open = false;
+            arena.close();
+            OPEN.remove(config.name(), this);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SoftRnic[" + config.name() + (open ? "" : ", closed") + "]";
+    }
+}

@@ -1,0 +1,228 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.StagState;
+import io.jrnic.api.WorkCompletionStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * The STag table of one RNIC: entries indexed by the 24-bit STag index (index 0 is STag 0 and is
+ * never handed out, Verbs §7.2.1), keys compared exactly, plus the zero-allocation access checks
+ * of Verbs §7.4 to §7.6 (local SGEs) and §7.6.3 / §7.10.6.2 (incoming tagged access).
+ *
+ * <p>Thread safety: allocation and release are synchronized; lookups and checks are lock free.
+ */
+final class StagTable {
+    private final AtomicReferenceArray<StagEntry> entries;
+    private final int[] free;
+    private int freeTop;
+    private final MemorySegment physicalMemory;
+
+    /**
+     * Creates a table.
+     *
+     * @param capacity       number of usable indices (1 .. capacity)
+     * @param physicalMemory the memory STag 0 exposes (TO = native address inside it)
+     */
+    StagTable(int capacity, MemorySegment physicalMemory) {
+        entries = new AtomicReferenceArray<>(capacity + 1);
+        free = new int[capacity];
+        for (int i = 0; i < capacity; i++) {
+            free[i] = capacity - i; // lowest index on top
+        }
+        freeTop = capacity;
+        this.physicalMemory = physicalMemory;
+    }
+
+    /**
+     * Reserves an index (never 0, V-MR-19).
+     *
+     * @return the index, or -1 when the table is full
+     */
+    synchronized int reserve() {
+        return freeTop == 0 ? -1 : free[--freeTop];
+    }
+
+    /**
+     * Publishes an entry at its reserved index.
+     *
+     * @param entry the entry
+     */
+    void publish(StagEntry entry) {
+        entries.set(entry.index, entry);
+    }
+
+    /**
+     * Releases an index; later lookups of it fail until it is reused.
+     *
+     * @param index the index
+     */
+    synchronized void release(int index) {
+        entries.set(index, null);
+        free[freeTop++] = index;
+    }
+
+    /**
+     * The entry at an STag's index, whatever its key and state.
+     *
+     * @param stag the STag
+     * @return the entry or null
+     */
+    StagEntry lookup(int stag) {
+        int index = stag >>> 8;
+        return index == 0 || index >= entries.length() ? null : entries.get(index);
+    }
+
+    /**
+     * The Valid binding of an STag whose key matches exactly (Verbs §7.4: all 32 bits validated).
+     *
+     * @param stag the STag
+     * @return the binding, or null when unknown, Invalid or the key differs
+     */
+    StagBinding lookupValid(int stag) {
+        StagEntry e = lookup(stag);
+        if (e == null) {
+            return null;
+        }
+        StagBinding b = e.binding;
+        return b.state() == StagState.VALID && b.key() == (stag & 0xFF) ? b : null;
+    }
+
+    /**
+     * Local access check of one SGE (Verbs §7.4.1, §7.6.3, §8.1.3.2, Fig. 36). Zero-length SGEs are
+     * never validated (V-WR-42, V-MR-110).
+     *
+     * @param stag            the SGE STag
+     * @param to              the SGE TO
+     * @param length          the SGE length
+     * @param pd              PD to compare with (the QP's, or the S-RQ's for S-RQ WQEs, V-SRQ-26)
+     * @param stagZeroAllowed whether the QP has STag 0 enabled
+     * @param right           LOCAL_READ (send/write source) or LOCAL_WRITE (receive sink)
+     * @return null when allowed, else the completion status of the violation
+     */
+    WorkCompletionStatus checkLocal(int stag, long to, long length, SoftProtectionDomain pd, boolean stagZeroAllowed,
+                                    int right) {
+        if (length == 0) {
+            return null;
+        }
+        if (StagBinding.wraps(to, length)) {
+            return WorkCompletionStatus.WRAP_ERROR;
+        }
+        if (stag >>> 8 == 0) {
+            // Verbs §7.2.1: STag 0 has no key, no PD check, local read and write only, enabled per QP
+            if (stag != 0 || !stagZeroAllowed) {
+                return WorkCompletionStatus.INVALID_STAG;
+            }
+            long base = physicalMemory.address();
+            long size = physicalMemory.byteSize();
+            long off = to - base;
+            return Long.compareUnsigned(to, base) >= 0 && Long.compareUnsigned(off, size) <= 0
+                    && Long.compareUnsigned(length, size - off) <= 0 ? null
+                    : WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION;
+        }
+        StagEntry e = lookup(stag);
+        if (e == null) {
+            return WorkCompletionStatus.INVALID_STAG;
+        }
+        StagBinding b = e.binding;
+        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
+            return WorkCompletionStatus.INVALID_STAG;
+        }
+        if (e instanceof SoftMemoryWindow) {
+            // V-WR-40: a window has no local rights, so it can never be an SGE
+            return WorkCompletionStatus.ACCESS_VIOLATION;
+        }
+        if (b.pd() != pd) {
+            return WorkCompletionStatus.INVALID_PD_ID;
+        }
+        if (!AccessRights.has(b.rights(), right)) {
+            return WorkCompletionStatus.ACCESS_VIOLATION;
+        }
+        return b.contains(to, length) ? null : WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION;
+    }
+
+    /**
+     * Resolves the memory of an SGE that passed {@link #checkLocal}.
+     *
+     * @param stag the STag
+     * @param to   the TO
+     * @return the memory segment and, via {@link #resolveOffset}, the offset
+     */
+    MemorySegment resolveMemory(int stag, long to) {
+        if (stag == 0) {
+            return physicalMemory;
+        }
+        StagBinding b = lookupValid(stag);
+        return b == null ? MemorySegment.NULL : b.memory();
+    }
+
+    /**
+     * Offset of a TO inside {@link #resolveMemory(int, long)}.
+     *
+     * @param stag the STag
+     * @param to   the TO
+     * @return the offset
+     */
+    long resolveOffset(int stag, long to) {
+        if (stag == 0) {
+            return to - physicalMemory.address();
+        }
+        StagBinding b = lookupValid(stag);
+        return b == null ? 0 : b.offsetOf(to);
+    }
+
+    /**
+     * Incoming tagged access check (Verbs §7.6.3, §7.10.6.2, §8.1.2.2 Figure 21): STag valid with
+     * its exact key; for a region the PD equals the QP's; for a window it is bound to this QP and
+     * the region's rights are not consulted (V-MW-41); the QP enable and the STag right both
+     * allow the access (V-WR-19); bounds at byte granularity. Zero-length skips everything.
+     *
+     * @param stag   the STag in the tagged segment
+     * @param to     the TO
+     * @param length the length
+     * @param qp     the receiving QP
+     * @param right  REMOTE_READ (Read Request source) or REMOTE_WRITE (Write or Read Response sink),
+     *               or an extension right
+     * @return null when allowed, else the asynchronous event (and Terminate code) of the violation
+     */
+    AsyncEventType checkRemote(int stag, long to, long length, SoftQueuePair qp, int right) {
+        if (length == 0) {
+            return null;
+        }
+        boolean read = AccessRights.has(right, AccessRights.REMOTE_READ);
+        if (read && !qp.inboundRead()) {
+            return AsyncEventType.RDMA_READ_NOT_ENABLED;
+        }
+        if (!read && !qp.inboundWrite()) {
+            return AsyncEventType.RDMA_WRITE_NOT_ENABLED;
+        }
+        if (stag >>> 8 == 0) {
+            return AsyncEventType.TAGGED_INVALID_STAG; // V-MR-23: STag 0 never for remote access
+        }
+        StagEntry e = lookup(stag);
+        if (e == null) {
+            return AsyncEventType.TAGGED_INVALID_STAG;
+        }
+        StagBinding b = e.binding;
+        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
+            return AsyncEventType.TAGGED_INVALID_STAG;
+        }
+        if (e instanceof SoftMemoryWindow) {
+            if (b.qpId() != qp.id()) {
+                return AsyncEventType.TAGGED_INVALID_STAG; // V-MW-18: window bound to another QP
+            }
+        } else if (b.pd() != qp.pd()) {
+            return AsyncEventType.TAGGED_INVALID_PD; // V-PD-2
+        }
+        if (!AccessRights.has(b.rights(), right)) {
+            return AsyncEventType.TAGGED_ACCESS_RIGHTS;
+        }
+        if (StagBinding.wraps(to, length)) {
+            return AsyncEventType.TAGGED_WRAP;
+        }
+        return b.contains(to, length) ? null : AsyncEventType.TAGGED_BASE_BOUNDS;
+    }
+}

@@ -1,0 +1,91 @@
+package io.jrnic.core;
+
+import io.jrnic.api.TerminateMessage;
+import io.jrnic.api.WorkCompletionStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Test double of the transport seam: records what the QP asks for; the test plays the wire. */
+final class FakeTransport implements QpTransport {
+    boolean established = true;
+    boolean remoteReads;
+    /** When true, close() and terminate() complete at once (synchronous upcall). */
+    boolean autoClose;
+    QpTransport.Upcalls upcalls;
+    MemorySegment streamMessage;
+    final List<SendWqe> transmitted = new ArrayList<>();
+    final List<Long> transmittedIds = new ArrayList<>();
+    final List<TerminateMessage> terminates = new ArrayList<>();
+    int closes;
+    int resets;
+    int starts;
+
+    @Override
+    public boolean established() {
+        return established;
+    }
+
+    @Override
+    public synchronized void start(Upcalls upcalls, MemorySegment streamMessage) {
+        this.upcalls = upcalls;
+        this.streamMessage = streamMessage;
+        starts++;
+    }
+
+    @Override
+    public synchronized void transmit(SendWqe wqe) {
+        transmitted.add(wqe);
+        transmittedIds.add(wqe.wrId());
+    }
+
+    @Override
+    public void close() {
+        closes++;
+        if (autoClose) {
+            upcalls.closeCompleted();
+        }
+    }
+
+    @Override
+    public void terminate(TerminateMessage message) {
+        terminates.add(message);
+        if (autoClose) {
+            upcalls.closeCompleted();
+        }
+    }
+
+    @Override
+    public void reset() {
+        resets++;
+    }
+
+    @Override
+    public boolean remoteReadsInProgress() {
+        return remoteReads;
+    }
+
+    /** Completes the oldest transmitted WQE with the status. */
+    void completeNext(WorkCompletionStatus status) {
+        SendWqe w;
+        synchronized (this) {
+            w = transmitted.removeFirst();
+        }
+        upcalls.sendCompleted(w, status);
+    }
+
+    /** Completes every transmitted WQE successfully, oldest first. */
+    void completeAll() {
+        while (true) {
+            SendWqe w;
+            synchronized (this) {
+                if (transmitted.isEmpty()) {
+                    return;
+                }
+                w = transmitted.removeFirst();
+            }
+            upcalls.sendCompleted(w, WorkCompletionStatus.SUCCESS);
+        }
+    }
+}
