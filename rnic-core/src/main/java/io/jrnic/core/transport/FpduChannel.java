@@ -1,0 +1,204 @@
+package io.jrnic.core.transport;
+
+import io.jrnic.mpa.FpduHandler;
+import io.jrnic.mpa.PlacementHandler;
+import io.netty.channel.Channel;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * An established iWARP connection in MPA Full Operation: what the QP engine drives (RFC 5044 §4,
+ * Verbs §6.2.1.2).
+ *
+ * <p><b>TX.</b> {@link #send} frames one ULPDU (a small header plus a slice of registered memory)
+ * into one FPDU with pad, CRC and markers, and queues it as one gathering write: the payload is
+ * never copied into the heap, and an FPDU is never split between writes of the transport (RFC 5044
+ * §5.1 asks a sender to hand TCP whole FPDUs; siw fails CRCs otherwise). {@link #flush} hands the
+ * queued FPDUs to TCP; batching several {@code send}s per {@code flush} saves system calls. When the
+ * queued bytes pass the high water mark, {@code send} returns {@code false} and the TX engine should
+ * pause until {@link ChannelListener#onWritable()}.
+ *
+ * <p><b>RX.</b> Nothing is read until {@link #start}; then every verified ULPDU goes to the handler
+ * (RFC 5044 §4.3). If the handler is a {@link PlacementHandler}, payload that does not arrive whole
+ * is read from the socket straight into the target it names (docs/transport.md, "direct
+ * placement").
+ *
+ * <p><b>Thread safety.</b> The channel belongs to one event loop ({@link #executor()}): call
+ * {@link #start}, {@link #send} and {@link #flush} on it (they throw {@link IllegalStateException}
+ * elsewhere); all callbacks run on it. {@link #close()} and {@link #abort()} may be called from any
+ * thread. The statistics are plain fields: read them on the event loop for exact values.
+ */
+public final class FpduChannel {
+
+    private final MpaConnection connection;
+    private final Channel ch;
+
+    FpduChannel(MpaConnection connection) {
+        this.connection = connection;
+        this.ch = connection.nettyChannel();
+    }
+
+    /** The hand-off to the QP engine: negotiated parameters, RTR-consumed MSNs, MULPDU, private data. */
+    public ConnectionInfo info() {
+        return connection.info();
+    }
+
+    /** The largest ULPDU {@link #send} accepts (RFC 5044 §4.5: from the EMSS and our markers). */
+    public int mulpdu() {
+        return connection.info().mulpdu();
+    }
+
+    /** The event loop that owns this channel: run QP work for this connection here. */
+    public Executor executor() {
+        return ch.eventLoop();
+    }
+
+    /** Whether the caller runs on {@link #executor()}. */
+    public boolean inEventLoop() {
+        return ch.eventLoop().inEventLoop();
+    }
+
+    /**
+     * Starts receiving: bytes already read past the startup frame are delivered first, then reading
+     * is enabled. Call once, on the event loop. If the connection closed before, the listener is told
+     * at once.
+     *
+     * @param handler  receives verified ULPDUs and the first stream fault (a
+     *                 {@link PlacementHandler} enables direct placement)
+     * @param listener receives writability, send completions and the closure
+     * @throws IllegalArgumentException if an argument is null
+     * @throws IllegalStateException    off the event loop, or if already started
+     */
+    public void start(FpduHandler handler, ChannelListener listener) {
+        if (handler == null || listener == null) {
+            throw new IllegalArgumentException("handler and listener must not be null");
+        }
+        checkEventLoop();
+        connection.start(handler, listener);
+    }
+
+    /**
+     * Queues one FPDU carrying {@code header} followed by {@code payload} (not flushed).
+     *
+     * @param header        the DDP/RDMAP header bytes (copied into the FPDU's own small buffer)
+     * @param headerOffset  offset of the header
+     * @param headerLength  header length
+     * @param payload       registered memory (native, or heap backed by a {@code byte[]}); may be
+     *                      {@code null} when payloadLength is 0; must stay valid until the FPDU has
+     *                      been written (see {@link ChannelListener#onSent})
+     * @param payloadOffset offset of the payload slice
+     * @param payloadLength payload length
+     * @return whether the channel is still writable; {@code false} also when it is closed or closing
+     *         (nothing is queued then; {@link ChannelListener#onClosed} reports why)
+     * @throws IllegalArgumentException if header plus payload exceed {@link #mulpdu()}
+     * @throws IllegalStateException    off the event loop
+     */
+    public boolean send(MemorySegment header, long headerOffset, int headerLength,
+                        MemorySegment payload, long payloadOffset, int payloadLength) {
+        checkEventLoop();
+        return connection.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, -1);
+    }
+
+    /**
+     * Like {@link #send(MemorySegment, long, int, MemorySegment, long, int)}, and reports
+     * {@link ChannelListener#onSent(long)} with the token once TCP has taken the whole FPDU. Costs a
+     * promise and a listener: use it for the last FPDU of a message.
+     *
+     * @param token a non-negative value identifying the FPDU to the caller
+     * @throws IllegalArgumentException if token is negative or the ULPDU exceeds {@link #mulpdu()}
+     */
+    public boolean send(MemorySegment header, long headerOffset, int headerLength,
+                        MemorySegment payload, long payloadOffset, int payloadLength, long token) {
+        if (token < 0) {
+            throw new IllegalArgumentException("token must be non-negative: " + token);
+        }
+        checkEventLoop();
+        return connection.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+    }
+
+    /**
+     * Hands the queued FPDUs to TCP. A client/server Responder defers this until the Initiator's
+     * first FPDU has arrived (RFC 5044 §7.1.2 rule 4).
+     *
+     * @throws IllegalStateException off the event loop
+     */
+    public void flush() {
+        checkEventLoop();
+        connection.flush();
+    }
+
+    /** Whether queued bytes are below the high water mark (see {@link TransportConfig}). */
+    public boolean isWritable() {
+        return ch.isWritable();
+    }
+
+    /** Whether the connection is open and not closing. */
+    public boolean isOpen() {
+        return ch.isOpen() && connection.isOpen();
+    }
+
+    /**
+     * Initiator with a Read RTR: whether the peer's zero-length Read Response is still outstanding
+     * (it holds one ORD slot; the transport absorbs it on arrival).
+     */
+    public boolean readRtrOutstanding() {
+        return connection.readRtrPending();
+    }
+
+    /**
+     * Graceful close: FPDUs queued so far are written, then FIN ({@link ChannelClosure#LOCAL_CLOSE}).
+     * Any thread; idempotent.
+     */
+    public void close() {
+        onLoop(connection::close);
+    }
+
+    /** Abortive close: RST through SO_LINGER 0, queued FPDUs dropped ({@link ChannelClosure#LOCAL_ABORT}). Any thread. */
+    public void abort() {
+        onLoop(connection::abort);
+    }
+
+    private void onLoop(Runnable task) {
+        try {
+            ch.eventLoop().execute(task);
+        } catch (RejectedExecutionException e) {
+            // The transport has shut down: the connection is closed already.
+        }
+    }
+
+    /** Bytes received from the socket in Full Operation (including those read before {@link #start}). */
+    public long bytesReceived() {
+        return connection.bytesReceived;
+    }
+
+    /**
+     * Bytes the socket read straight into placement targets (no copy by the transport). The other
+     * {@code bytesReceived() - bytesPlacedDirect()} bytes went through the staging buffer.
+     */
+    public long bytesPlacedDirect() {
+        return connection.bytesPlacedDirect;
+    }
+
+    /** FPDUs sent, including the RTR and the setup control FPDUs. */
+    public long fpdusSent() {
+        return connection.fpdusSent;
+    }
+
+    /** Verified FPDUs received, including an absorbed RTR or Read Response. */
+    public long fpdusReceived() {
+        return connection.fpdusReceived;
+    }
+
+    private void checkEventLoop() {
+        if (!ch.eventLoop().inEventLoop()) {
+            throw new IllegalStateException("FpduChannel used off its event loop: " + Thread.currentThread().getName());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FpduChannel[" + ch.localAddress() + " -> " + ch.remoteAddress() + ", " + info().role() + "]";
+    }
+}

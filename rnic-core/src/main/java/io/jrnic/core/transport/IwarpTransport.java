@@ -1,0 +1,231 @@
+package io.jrnic.core.transport;
+
+import io.jrnic.mpa.MpaNegotiator;
+import io.jrnic.mpa.MpaSettings;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The owner of jrnic's TCP transport: a netty NIO event-loop group, the listeners and the
+ * connections made through it (RFC 5044 §7.1 connection setup, RFC 6581, Verbs §6.6).
+ *
+ * <pre>{@code
+ * try (IwarpTransport transport = new IwarpTransport(TransportConfig.defaults())) {
+ *     MpaListener listener = transport.listen(address, MpaSettings.defaults(), request ->
+ *             request.accept(replyData, callback));
+ *     transport.connect(listener.localAddress(), MpaSettings.defaults(), requestData, callback);
+ * }
+ * }</pre>
+ *
+ * Every connection is owned by one event loop of the group for its whole life; its callbacks run
+ * there. Both ends use TCP_NODELAY (FPDUs are written whole and must not wait for Nagle).
+ *
+ * <p>Thread safety: thread-safe. {@link #close()} and {@link MpaListener#close()} wait and must not
+ * be called on one of the transport's event loops.
+ */
+public final class IwarpTransport implements AutoCloseable {
+
+    private final TransportConfig config;
+    private final MultiThreadIoEventLoopGroup group;
+    private static final AtomicInteger THREAD_IDS = new AtomicInteger();
+
+    private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> loopThreads = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /**
+     * Starts the event loops.
+     *
+     * @throws IllegalArgumentException if config is null
+     */
+    public IwarpTransport(TransportConfig config) {
+        if (config == null) {
+            throw new IllegalArgumentException("config must not be null");
+        }
+        this.config = config;
+        this.group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread,
+                NioIoHandler.newFactory());
+    }
+
+    /** The configuration. */
+    public TransportConfig config() {
+        return config;
+    }
+
+    /**
+     * Listens for MPA connections (the Responder role).
+     *
+     * @param address  where to bind (port 0 for an ephemeral port)
+     * @param settings the local MPA settings of the accepted connections
+     * @param handler  receives the connection requests
+     * @return the listener, bound
+     * @throws IOException              if binding fails
+     * @throws IllegalArgumentException if an argument is null
+     * @throws IllegalStateException    if the transport is closed or this runs on its event loop
+     */
+    public MpaListener listen(SocketAddress address, MpaSettings settings, ConnectionRequestHandler handler)
+            throws IOException {
+        if (address == null || settings == null || handler == null) {
+            throw new IllegalArgumentException("address, settings and handler must not be null");
+        }
+        checkOpen();
+        checkNotInEventLoop("listen");
+        MpaNegotiator negotiator = new MpaNegotiator(settings);
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(config.writeLowWaterMark(), config.writeHighWaterMark()))
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        MpaConnection connection = MpaConnection.responder(IwarpTransport.this, negotiator, handler);
+                        install(ch, connection);
+                    }
+                });
+        ChannelFuture bind = bootstrap.bind(address).awaitUninterruptibly();
+        if (!bind.isSuccess()) {
+            Throwable cause = bind.cause();
+            throw cause instanceof IOException io ? io : new IOException("cannot listen on " + address, cause);
+        }
+        Channel server = bind.channel();
+        track(server);
+        return new MpaListener(this, server);
+    }
+
+    /**
+     * Connects to a listener and runs MPA setup as Initiator. The result arrives through the callback,
+     * exactly once, on the connection's event loop.
+     *
+     * @param address     the Responder's address
+     * @param settings    the local MPA settings
+     * @param privateData ULP private data for the Request ({@code null} for none), at most
+     *                    {@link MpaSettings#maxUlpPrivateData()} bytes
+     * @param callback    the result
+     * @throws IllegalArgumentException if an argument is null or the private data is too long (the
+     *                                  request is refused locally, nothing is sent)
+     * @throws IllegalStateException    if the transport is closed
+     */
+    public void connect(SocketAddress address, MpaSettings settings, byte[] privateData, ConnectCallback callback) {
+        if (address == null || settings == null || callback == null) {
+            throw new IllegalArgumentException("address, settings and callback must not be null");
+        }
+        byte[] data = privateData == null ? new byte[0] : privateData.clone();
+        if (data.length > settings.maxUlpPrivateData()) {
+            throw new IllegalArgumentException("request private data of " + data.length + " bytes exceeds the limit of "
+                    + settings.maxUlpPrivateData());
+        }
+        checkOpen();
+        MpaConnection connection = MpaConnection.initiator(this, new MpaNegotiator(settings), data, callback);
+        Bootstrap bootstrap = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+                        config.connectTimeout().toMillis()))
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK,
+                        new WriteBufferWaterMark(config.writeLowWaterMark(), config.writeHighWaterMark()))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        install(ch, connection);
+                    }
+                });
+        bootstrap.connect(address).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess()) {
+                connection.connectFailed(f.cause());
+            }
+        });
+    }
+
+    private void install(SocketChannel ch, MpaConnection connection) {
+        ch.config().setRecvByteBufAllocator(connection.allocator());
+        ch.pipeline().addLast(connection);
+        track(ch);
+        if (closed) {
+            connection.transportClosing();
+            ch.close();
+        }
+    }
+
+    private void track(Channel ch) {
+        channels.add(ch);
+        ch.closeFuture().addListener((ChannelFutureListener) f -> channels.remove(f.channel()));
+    }
+
+    /**
+     * Closes every listener and connection (their listeners see {@link ChannelClosure#TRANSPORT_CLOSED}
+     * or {@link SetupFailure.Kind#CLOSED}), stops the event loops and waits for them to terminate.
+     * Idempotent.
+     *
+     * @throws IllegalStateException if called on one of the transport's event loops
+     */
+    @Override
+    public void close() {
+        checkNotInEventLoop("IwarpTransport.close");
+        closed = true;
+        for (Channel ch : channels) {
+            ch.eventLoop().execute(() -> {
+                MpaConnection connection = ch.pipeline().get(MpaConnection.class);
+                if (connection != null) {
+                    connection.transportClosing();
+                }
+                ch.close();
+            });
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        try {
+            if (!group.awaitTermination(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("event loops did not terminate within 10 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("transport is closed");
+        }
+    }
+
+    void checkNotInEventLoop(String what) {
+        if (loopThreads.contains(Thread.currentThread())) {
+            throw new IllegalStateException(what + " must not be called on an event loop of the transport");
+        }
+    }
+
+    /** Creates the event-loop threads and remembers them, so that blocking calls can refuse to run on one. */
+    private Thread newLoopThread(Runnable task) {
+        Thread thread = new Thread(task, "jrnic-transport-" + THREAD_IDS.incrementAndGet());
+        thread.setDaemon(true);
+        loopThreads.add(thread);
+        return thread;
+    }
+}

@@ -1,0 +1,193 @@
+package io.jrnic.core.transport;
+
+import io.jrnic.mpa.Fpdu;
+
+import java.time.Duration;
+
+/**
+ * Configuration of an {@link IwarpTransport}, validated once at construction (use
+ * {@link #builder()}).
+ *
+ * <p>Thread safety: immutable record, safe to share.
+ *
+ * @param eventLoopThreads   number of event loops; each connection is owned by one of them
+ * @param setupTimeout       how long either role waits for the peer during MPA setup: the Request,
+ *                           the Reply, and (Responder, peer-to-peer) the RTR (RFC 5044 §7.1.2 rule 10)
+ * @param connectTimeout     how long the Initiator waits for the TCP connection itself
+ * @param closeTimeout       how long a graceful close waits for the peer's FIN after sending ours
+ *                           before it closes the socket anyway
+ * @param firstFpduDelay     pause between the Initiator receiving an accepting Reply and sending its
+ *                           first FPDU; Linux siw 6.1 loses an FPDU that arrives before it has
+ *                           installed its receive path (interop README: about 100 ms toward siw),
+ *                           zero otherwise
+ * @param emss               effective MSS used to size outgoing FPDUs (RFC 5044 §4.5); the JDK
+ *                           exposes no TCP_MAXSEG, so it is configured: 1460 for a 1500-byte MTU,
+ *                           about 65483 for loopback, at most {@link #MAX_EMSS}
+ * @param writeLowWaterMark  pending outbound bytes below which a non-writable channel becomes
+ *                           writable again ({@link ChannelListener#onWritable()})
+ * @param writeHighWaterMark pending outbound bytes above which {@link FpduChannel#isWritable()} turns
+ *                           false
+ * @param stagingBufferSize  size of the per-connection receive staging buffer, the most one
+ *                           non-direct socket read takes
+ * @param directPlacementThreshold ULPDU length from which direct placement pays: once the header of
+ *                           a placed FPDU at least this long has been seen, staging reads are cut to
+ *                           {@link #HEADER_READ_LENGTH} bytes so that the payload of a following
+ *                           large FPDU is read straight into its target instead of through the
+ *                           staging buffer; 0 turns this off (always read as much as the staging
+ *                           buffer holds)
+ */
+public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Duration connectTimeout,
+                              Duration closeTimeout, Duration firstFpduDelay, int emss, int writeLowWaterMark,
+                              int writeHighWaterMark, int stagingBufferSize, int directPlacementThreshold) {
+
+    /**
+     * Bytes of a cut staging read: a marker, ULPDU_Length and the longest placement prefix (an
+     * untagged header plus a Read Request header) with room to spare.
+     */
+    public static final int HEADER_READ_LENGTH = 64;
+
+    /** The EMSS of a TCP connection over a 1500-byte Ethernet MTU without options: 1500 - 40. */
+    public static final int ETHERNET_EMSS = 1460;
+    /**
+     * The largest EMSS accepted: the smallest one whose MULPDU reaches 65535, the limit of the 16-bit
+     * ULPDU_Length (RFC 5044 §4.1); a larger EMSS could not make FPDUs any larger.
+     */
+    public static final int MAX_EMSS = 65544;
+
+    /**
+     * Validates the configuration.
+     *
+     * @throws IllegalArgumentException naming the first invalid setting
+     */
+    public TransportConfig {
+        if (eventLoopThreads < 1) {
+            throw new IllegalArgumentException("eventLoopThreads must be at least 1: " + eventLoopThreads);
+        }
+        checkDuration("setupTimeout", setupTimeout, false);
+        checkDuration("connectTimeout", connectTimeout, false);
+        checkDuration("closeTimeout", closeTimeout, false);
+        checkDuration("firstFpduDelay", firstFpduDelay, true);
+        // RFC 5044 §4.5: MULPDU never goes below 128, so an EMSS under 134 makes no sense.
+        if (emss < Fpdu.MIN_MULPDU + Fpdu.OVERHEAD || emss > MAX_EMSS) {
+            throw new IllegalArgumentException("emss must be " + (Fpdu.MIN_MULPDU + Fpdu.OVERHEAD) + ".." + MAX_EMSS
+                    + ": " + emss);
+        }
+        if (writeLowWaterMark < 0 || writeHighWaterMark < writeLowWaterMark) {
+            throw new IllegalArgumentException("write water marks must satisfy 0 <= low <= high: low "
+                    + writeLowWaterMark + ", high " + writeHighWaterMark);
+        }
+        if (stagingBufferSize < HEADER_READ_LENGTH) {
+            throw new IllegalArgumentException("stagingBufferSize must be at least " + HEADER_READ_LENGTH + ": "
+                    + stagingBufferSize);
+        }
+        if (directPlacementThreshold < 0) {
+            throw new IllegalArgumentException("directPlacementThreshold must not be negative: " + directPlacementThreshold);
+        }
+    }
+
+    private static void checkDuration(String name, Duration value, boolean zeroAllowed) {
+        if (value == null || value.isNegative() || (!zeroAllowed && value.isZero())) {
+            throw new IllegalArgumentException(name + " must be " + (zeroAllowed ? "non-negative" : "positive")
+                    + ": " + value);
+        }
+    }
+
+    /** A builder holding the defaults (see {@link Builder}). */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The default configuration (see {@link Builder}). */
+    public static TransportConfig defaults() {
+        return builder().build();
+    }
+
+    /**
+     * Builder for {@link TransportConfig}. Defaults: one event loop per available processor (at most
+     * 4), setup timeout 10 s, connect timeout 10 s, close timeout 10 s, no first-FPDU delay, EMSS 1460 (FPDUs of at most
+     * one Ethernet segment, as siw sends), water marks 256 KiB / 1 MiB, staging buffer 64 KiB,
+     * direct placement threshold 8 KiB.
+     *
+     * <p>Thread safety: not thread-safe.
+     */
+    public static final class Builder {
+        private int eventLoopThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
+        private Duration setupTimeout = Duration.ofSeconds(10);
+        private Duration connectTimeout = Duration.ofSeconds(10);
+        private Duration closeTimeout = Duration.ofSeconds(10);
+        private Duration firstFpduDelay = Duration.ZERO;
+        private int emss = ETHERNET_EMSS;
+        private int writeLowWaterMark = 256 * 1024;
+        private int writeHighWaterMark = 1024 * 1024;
+        private int stagingBufferSize = 64 * 1024;
+        private int directPlacementThreshold = 8 * 1024;
+
+        private Builder() {
+        }
+
+        /** Sets {@link TransportConfig#eventLoopThreads()}; returns this. */
+        public Builder eventLoopThreads(int value) {
+            eventLoopThreads = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#setupTimeout()}; returns this. */
+        public Builder setupTimeout(Duration value) {
+            setupTimeout = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#connectTimeout()}; returns this. */
+        public Builder connectTimeout(Duration value) {
+            connectTimeout = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#closeTimeout()}; returns this. */
+        public Builder closeTimeout(Duration value) {
+            closeTimeout = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#firstFpduDelay()}; returns this. */
+        public Builder firstFpduDelay(Duration value) {
+            firstFpduDelay = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#emss()}; returns this. */
+        public Builder emss(int value) {
+            emss = value;
+            return this;
+        }
+
+        /** Sets both write water marks; returns this. */
+        public Builder writeWaterMarks(int low, int high) {
+            writeLowWaterMark = low;
+            writeHighWaterMark = high;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#stagingBufferSize()}; returns this. */
+        public Builder stagingBufferSize(int value) {
+            stagingBufferSize = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#directPlacementThreshold()}; returns this. */
+        public Builder directPlacementThreshold(int value) {
+            directPlacementThreshold = value;
+            return this;
+        }
+
+        /**
+         * Builds the configuration.
+         *
+         * @throws IllegalArgumentException naming the first invalid setting
+         */
+        public TransportConfig build() {
+            return new TransportConfig(eventLoopThreads, setupTimeout, connectTimeout, closeTimeout, firstFpduDelay, emss,
+                    writeLowWaterMark, writeHighWaterMark, stagingBufferSize, directPlacementThreshold);
+        }
+    }
+}

@@ -1,0 +1,334 @@
+package io.jrnic.core.transport;
+
+import io.jrnic.core.transport.TransportFixture.Endpoint;
+import io.jrnic.core.transport.TransportFixture.Pair;
+import io.jrnic.core.transport.TransportFixture.PlacingEndpoint;
+import io.jrnic.mpa.CrcPolicy;
+import io.jrnic.mpa.Fpdu;
+import io.jrnic.mpa.MpaSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+import static io.jrnic.core.transport.TransportFixture.LOOPBACK;
+import static io.jrnic.core.transport.TransportFixture.assertSameBytes;
+import static io.jrnic.core.transport.TransportFixture.await;
+import static io.jrnic.core.transport.TransportFixture.fpduCount;
+import static io.jrnic.core.transport.TransportFixture.onLoop;
+import static io.jrnic.core.transport.TransportFixture.pattern;
+import static io.jrnic.core.transport.TransportFixture.total;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The established channel over real loopback TCP: data both ways, placement, backpressure, close. */
+class FpduChannelTest {
+
+    /** Message sizes of the exchange tests: 0 .. 256 KiB, around FPDU and marker boundaries. */
+    private static final int[] SIZES = {0, 1, 3, 4, 13, 511, 512, 1440, 1441, 1454, 4096, 65535, 65536, 100_003, 262_144};
+
+    private IwarpTransport transport;
+
+    @BeforeEach
+    void open() {
+        transport = new IwarpTransport(TransportFixture.config().build());
+    }
+
+    @AfterEach
+    void close() {
+        transport.close();
+    }
+
+    private static MpaSettings settings(CrcPolicy crc, boolean requestMarkers) {
+        return MpaSettings.builder().crcPolicy(crc).requestMarkers(requestMarkers).build();
+    }
+
+    private static void exchange(Pair pair, int[] sizesAtoB, int[] sizesBtoA, boolean placing) {
+        FpduChannel a = pair.initiator();
+        FpduChannel b = pair.responder();
+        long aToB = total(sizesAtoB);
+        long bToA = total(sizesBtoA);
+        Endpoint ea = placing ? new PlacingEndpoint(bToA, fpduCount(sizesBtoA, b.mulpdu()))
+                : new Endpoint(bToA, fpduCount(sizesBtoA, b.mulpdu()));
+        Endpoint eb = placing ? new PlacingEndpoint(aToB, fpduCount(sizesAtoB, a.mulpdu()))
+                : new Endpoint(aToB, fpduCount(sizesAtoB, a.mulpdu()));
+        ea.start(a);
+        eb.start(b);
+        MemorySegment dataA = pattern(aToB, 1);
+        MemorySegment dataB = pattern(bToA, 2);
+        ea.send(dataA, sizesAtoB);
+        eb.send(dataB, sizesBtoA);
+        await(ea.done);
+        await(eb.done);
+        assertSameBytes(eb.received, dataA, aToB);
+        assertSameBytes(ea.received, dataB, bToA);
+        assertThat(eb.fault).isNotDone();
+        assertThat(ea.fault).isNotDone();
+    }
+
+    @ParameterizedTest(name = "initiator CRC {0} markers {1}, responder CRC {2} markers {3}")
+    @CsvSource({
+            "OPTIONAL, false, OPTIONAL, false",
+            "OFF, false, OFF, false",
+            "OFF, true, OFF, false",
+            "OFF, false, OFF, true",
+            "OPTIONAL, true, OFF, true",
+            "OFF, true, OPTIONAL, true"
+    })
+    void exchangesMessagesBothWaysByteForByte(CrcPolicy crcI, boolean markersI, CrcPolicy crcR, boolean markersR)
+            throws Exception {
+        Pair pair = TransportFixture.connect(transport, settings(crcI, markersI), settings(crcR, markersR));
+        ConnectionInfo info = pair.initiator().info();
+        assertThat(info.parameters().crc()).isEqualTo(crcI != CrcPolicy.OFF || crcR != CrcPolicy.OFF);
+        assertThat(info.parameters().markersOnReceive()).isEqualTo(markersI);
+        assertThat(info.parameters().markersOnSend()).isEqualTo(markersR);
+        // RFC 5044 §4.5: FPDUs sized to the EMSS, fewer payload bytes when we insert markers.
+        assertThat(pair.initiator().mulpdu()).isEqualTo(Fpdu.mulpdu(TransportConfig.ETHERNET_EMSS, markersR));
+        assertThat(pair.responder().mulpdu()).isEqualTo(Fpdu.mulpdu(TransportConfig.ETHERNET_EMSS, markersI));
+        exchange(pair, SIZES, SIZES, false);
+    }
+
+    @ParameterizedTest(name = "CRC {0}, markers {1}")
+    @CsvSource({"OPTIONAL, false", "OFF, false", "OPTIONAL, true", "OFF, true"})
+    void exchangesLargeFpdusWithPlacement(CrcPolicy crc, boolean markers) throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        Pair pair = TransportFixture.connect(transport, settings(crc, markers), settings(crc, markers));
+        assertThat(pair.initiator().mulpdu()).isEqualTo(markers ? Fpdu.mulpdu(TransportConfig.MAX_EMSS, true) : 65535);
+        exchange(pair, SIZES, SIZES, true);
+    }
+
+    @Test
+    void readsLargePayloadStraightIntoTheTarget() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        int[] sizes = {4 * 1024 * 1024};
+        long total = total(sizes);
+        PlacingEndpoint receiver = new PlacingEndpoint(total, fpduCount(sizes, pair.initiator().mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(pair.initiator());
+        MemorySegment data = pattern(total, 7);
+        sender.send(data, sizes);
+        await(receiver.done);
+        assertSameBytes(receiver.received, data, total);
+
+        long[] stats = new long[2];
+        onLoop(pair.responder(), () -> {
+            stats[0] = pair.responder().bytesReceived();
+            stats[1] = pair.responder().bytesPlacedDirect();
+        });
+        long direct = stats[1];
+        // Payload copies: through the staging buffer into the target (deframer) or by the handler.
+        long copiedByDeframer = receiver.payloadPlaced - direct;
+        long copied = copiedByDeframer + receiver.payloadViaUlpdu;
+        double copiesPerByte = (double) copied / total;
+        System.out.printf("direct placement: %d of %d payload bytes read into the target, %.4f copies per payload byte"
+                + " (%d socket bytes)%n", direct, total, copiesPerByte, stats[0]);
+        assertThat(receiver.payloadPlaced + receiver.payloadViaUlpdu).isEqualTo(total);
+        // After the first large FPDU every staging read stops after a header: only a few dozen payload
+        // bytes per 64 KiB FPDU are copied.
+        assertThat(copiesPerByte).isLessThan(0.03);
+    }
+
+    @Test
+    void smallFpdusGoThroughTheStagingBuffer() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        int[] sizes = {256 * 1024};
+        long total = total(sizes);
+        PlacingEndpoint receiver = new PlacingEndpoint(total, fpduCount(sizes, pair.initiator().mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(pair.initiator());
+        MemorySegment data = pattern(total, 8);
+        sender.send(data, sizes);
+        await(receiver.done);
+        assertSameBytes(receiver.received, data, total);
+        long[] direct = new long[1];
+        onLoop(pair.responder(), () -> direct[0] = pair.responder().bytesPlacedDirect());
+        // Below the 8 KiB threshold staging reads are never cut: at most the tail of an FPDU that
+        // straddles two reads is read directly.
+        assertThat(direct[0]).isLessThan(total / 2);
+        System.out.printf("1454-byte FPDUs: %d of %d payload bytes read directly%n", direct[0], total);
+    }
+
+    @Test
+    void sendsFromHeapSegmentsAndPlacesIntoHeapTargets() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        MpaSettings markers = settings(CrcPolicy.OPTIONAL, true);
+        Pair pair = TransportFixture.connect(transport, markers, markers);
+        int[] sizes = {1, 70_000, 300_000};
+        int total = (int) total(sizes);
+        PlacingEndpoint receiver = new PlacingEndpoint(total, fpduCount(sizes, pair.initiator().mulpdu()), true);
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(pair.initiator());
+        MemorySegment data = TransportFixture.heapPattern(total, 5);
+        sender.send(data, sizes);
+        await(receiver.done);
+        assertSameBytes(receiver.received, data, total);
+        long[] direct = new long[1];
+        onLoop(pair.responder(), () -> direct[0] = pair.responder().bytesPlacedDirect());
+        assertThat(direct[0]).isPositive();
+    }
+
+    @Test
+    void pausesWhenNotWritableAndResumesOnWritable() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().writeWaterMarks(8 * 1024, 32 * 1024).build());
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        int[] sizes = {8 * 1024 * 1024};
+        long total = total(sizes);
+        Endpoint receiver = new Endpoint(total, fpduCount(sizes, pair.initiator().mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        sender.start(pair.initiator());
+        MemorySegment data = pattern(total, 9);
+        // The receiver is not started, so nothing is read and the sender must hit the high water mark.
+        sender.send(data, sizes);
+        assertThat(sender.allSent).isNotDone();
+        onLoop(pair.initiator(), () -> assertThat(pair.initiator().isWritable()).isFalse());
+        receiver.start(pair.responder());
+        await(receiver.done);
+        await(sender.allSent);
+        assertThat(sender.pauses).isPositive();
+        assertSameBytes(receiver.received, data, total);
+    }
+
+    @Test
+    void reportsSendCompletionWithTheToken() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        java.util.concurrent.CompletableFuture<Long> sent = new java.util.concurrent.CompletableFuture<>();
+        Endpoint receiver = new Endpoint(100, 1);
+        receiver.start(pair.responder());
+        FpduChannel ch = pair.initiator();
+        onLoop(ch, () -> ch.start(new Endpoint(0, 0), new ChannelListener() {
+            @Override
+            public void onSent(long token) {
+                sent.complete(token);
+            }
+
+            @Override
+            public void onClosed(ChannelClosure closure) {
+            }
+        }));
+        MemorySegment data = pattern(100, 3);
+        MemorySegment header = Arena.ofAuto().allocate(14);
+        new io.jrnic.rdmap.RdmapMessageEncoder(io.jrnic.rdmap.RdmapFeatures.RFC_5040)
+                .taggedHeader(header, 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true, 1, 0);
+        onLoop(ch, () -> {
+            ch.send(header, 0, 14, data, 0, 100, 42L);
+            ch.flush();
+        });
+        assertThat(await(sent)).isEqualTo(42L);
+        await(receiver.done);
+        assertSameBytes(receiver.received, data, 100);
+    }
+
+    @Test
+    void refusesUlpdusAboveMulpduAndOffLoopUse() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        FpduChannel ch = pair.initiator();
+        MemorySegment big = Arena.ofAuto().allocate(ch.mulpdu() + 1);
+        onLoop(ch, () -> assertThatThrownBy(() -> ch.send(big, 0, 0, big, 0, ch.mulpdu() + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MULPDU " + ch.mulpdu()));
+        assertThatThrownBy(() -> ch.send(big, 0, 0, big, 0, 1)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("off its event loop");
+        assertThatThrownBy(ch::flush).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void gracefulCloseDeliversPendingDataThenFin_V_CM_10() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        int[] sizes = {300_000};
+        Endpoint receiver = new Endpoint(300_000, fpduCount(sizes, pair.initiator().mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(pair.initiator());
+        MemorySegment data = pattern(300_000, 4);
+        sender.send(data, sizes);
+        pair.initiator().close();          // queued behind the FPDUs: they all go out first
+        assertThat(await(sender.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
+        assertThat(await(receiver.closed)).isEqualTo(ChannelClosure.REMOTE_CLOSE);
+        await(receiver.done);
+        assertSameBytes(receiver.received, data, 300_000);
+        // Exactly once, also after a second close from either side.
+        pair.initiator().close();
+        pair.responder().close();
+        onLoop(pair.initiator(), () -> { });
+        onLoop(pair.responder(), () -> { });
+        assertThat(sender.closedCalls).isEqualTo(1);
+        assertThat(receiver.closedCalls).isEqualTo(1);
+        assertThat(pair.initiator().isOpen()).isFalse();
+    }
+
+    @Test
+    void abortiveCloseResetsThePeer_V_CM_12() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        Endpoint a = new Endpoint(0, 0);
+        Endpoint b = new Endpoint(0, 0);
+        a.start(pair.initiator());
+        b.start(pair.responder());
+        pair.initiator().abort();
+        assertThat(await(a.closed)).isEqualTo(ChannelClosure.LOCAL_ABORT);
+        assertThat(await(b.closed)).isEqualTo(ChannelClosure.REMOTE_RESET);
+        pair.initiator().abort();
+        onLoop(pair.responder(), () -> { });
+        assertThat(a.closedCalls).isEqualTo(1);
+        assertThat(b.closedCalls).isEqualTo(1);
+    }
+
+    @Test
+    void finBeforeStartIsSeenAtStart() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        Endpoint a = new Endpoint(0, 0);
+        a.start(pair.initiator());
+        pair.initiator().close();
+        Endpoint b = new Endpoint(0, 0);
+        // The responder reads nothing before start(); then it sees the FIN and answers with its own.
+        b.start(pair.responder());
+        assertThat(await(b.closed)).isEqualTo(ChannelClosure.REMOTE_CLOSE);
+        assertThat(await(a.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
+    }
+
+    @Test
+    void closedBeforeStartIsReportedAtStart() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        pair.responder().abort();
+        onLoop(pair.responder(), () -> { });     // the close and its inactive event have run
+        assertThat(pair.responder().isOpen()).isFalse();
+        Endpoint b = new Endpoint(0, 0);
+        b.start(pair.responder());
+        assertThat(b.closed).isCompletedWithValue(ChannelClosure.LOCAL_ABORT);
+    }
+
+    @Test
+    void transportCloseClosesLiveChannels() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        Endpoint a = new Endpoint(0, 0);
+        Endpoint b = new Endpoint(0, 0);
+        a.start(pair.initiator());
+        b.start(pair.responder());
+        transport.close();
+        assertThat(await(a.closed)).isEqualTo(ChannelClosure.TRANSPORT_CLOSED);
+        assertThat(await(b.closed)).isEqualTo(ChannelClosure.TRANSPORT_CLOSED);
+        assertThat(transport.isClosed()).isTrue();
+        assertThatThrownBy(() -> transport.listen(LOOPBACK, MpaSettings.defaults(), r -> { }))
+                .isInstanceOf(IllegalStateException.class);
+    }
+}
