@@ -79,6 +79,15 @@ public interface Rnic extends AutoCloseable {
     MemorySegment allocateMemory(long byteSize, long alignment);
 
     /**
+     * The RNIC's connection manager (Verbs §6.6): listens and connects queue pairs of this RNIC over
+     * TCP. Its event loops and sockets belong to the RNIC and are shut down by {@link #close()}.
+     *
+     * @return the connection manager (the same object on every call)
+     * @throws VerbsException INVALID_RNIC_HANDLE when closed
+     */
+    ConnectionManager connectionManager();
+
+    /**
      * Whether the RNIC is open.
      *
      * @return false after {@link #close()}

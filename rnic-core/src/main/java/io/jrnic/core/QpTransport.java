@@ -122,5 +122,16 @@ public interface QpTransport extends LlpStreamHandle {
          * @param event the asynchronous event, whose Terminate code the QP sends
          */
         void remoteError(AsyncEventType event);
+
+        /**
+         * The receive path detected an error that terminates the stream, with the exact Terminate
+         * the transport will send (RFC 5040 §4.8, §7.1: the wire code and the copied headers may be
+         * more precise than the event's Verbs code). The QP keeps the message for Query QP and hands
+         * it back through {@link QpTransport#terminate}.
+         *
+         * @param event   the asynchronous event
+         * @param message the Terminate to send (locally generated)
+         */
+        void remoteError(AsyncEventType event, TerminateMessage message);
     }
 }

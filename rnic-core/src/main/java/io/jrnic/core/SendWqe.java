@@ -44,12 +44,25 @@ public final class SendWqe {
     boolean done;
     boolean inFlight;
     WorkCompletionStatus status;
+    /** Inline payload as a segment, made once so that transmitting it allocates nothing. */
+    final MemorySegment inlineSegment;
+    /** Engine: SGE memory resolved when the WQE was handed to the transport (its SQ position). */
+    final MemorySegment[] sgeMemory;
+    /** Engine: offsets of the SGEs in {@link #sgeMemory}. */
+    final long[] sgeOffset;
+    /** Engine: next WQE in the engine's intrusive FIFOs (inbox, awaiting LLP hand-off). */
+    SendWqe txNext;
+    /** Engine: token of the last FPDU of this WQE's message. */
+    long txToken;
 
     SendWqe(int maxSge, int maxInline) {
         stags = new int[maxSge];
         tos = new long[maxSge];
         lengths = new int[maxSge];
         inlineData = new byte[maxInline];
+        inlineSegment = MemorySegment.ofArray(inlineData);
+        sgeMemory = new MemorySegment[maxSge];
+        sgeOffset = new long[maxSge];
     }
 
     void copyFrom(SendWorkRequest wr, boolean signalAll) {
@@ -81,6 +94,7 @@ public final class SendWqe {
         done = false;
         inFlight = false;
         status = null;
+        txNext = null;
     }
 
     /**

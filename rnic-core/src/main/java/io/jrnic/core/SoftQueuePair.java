@@ -59,7 +59,7 @@ final class SoftQueuePair implements QueuePair {
 
     private volatile QpState state = QpState.IDLE;
     private volatile boolean destroyed;
-    private int ird;
+    private volatile int ird;
     private int ord;
     private int rqLimit;
     private boolean rqLimitArmed;
@@ -124,6 +124,30 @@ final class SoftQueuePair implements QueuePair {
 
     SoftProtectionDomain pd() {
         return pd;
+    }
+
+    SoftRnic rnic() {
+        return rnic;
+    }
+
+    /**
+     * The current IRD (read by the engine's receive path without the lock: a Modify racing with an
+     * inbound Read Request may see either value, Verbs §6.5 V-IRD-11).
+     *
+     * @return the IRD
+     */
+    int ird() {
+        return ird;
+    }
+
+    /**
+     * The QP behind a transport's upcalls (for an engine that needs the QP's PD, STag checks and IRD).
+     *
+     * @param upcalls what {@link QpTransport#start} received
+     * @return the QP, or null when the upcalls are not a QP's
+     */
+    static SoftQueuePair owner(QpTransport.Upcalls upcalls) {
+        return upcalls instanceof Link l ? l.owner() : null;
     }
 
     boolean privileged() {
@@ -790,6 +814,10 @@ final class SoftQueuePair implements QueuePair {
     private final class Link implements QpTransport.Upcalls {
         boolean active = true;
 
+        SoftQueuePair owner() {
+            return SoftQueuePair.this;
+        }
+
         @Override
         public void sendCompleted(SendWqe w, WorkCompletionStatus status) {
             try {
@@ -992,13 +1020,18 @@ final class SoftQueuePair implements QueuePair {
 
         @Override
         public void remoteError(AsyncEventType event) {
+            int code = event.terminateCode() == AsyncEventType.NO_TERMINATE_CODE
+                    ? TerminateMessage.LOCAL_CATASTROPHIC : event.terminateCode();
+            remoteError(event, new TerminateMessage(code, true, null));
+        }
+
+        @Override
+        public void remoteError(AsyncEventType event, TerminateMessage message) {
             try {
                 synchronized (lock) {
                     if (active && state == QpState.RTS) {
                         raise(event);
-                        int code = event.terminateCode() == AsyncEventType.NO_TERMINATE_CODE
-                                ? TerminateMessage.LOCAL_CATASTROPHIC : event.terminateCode();
-                        enterTerminate(new TerminateMessage(code, true, null));
+                        enterTerminate(message);
                     }
                 }
             } finally {

@@ -3,6 +3,7 @@ package io.jrnic.core;
 import io.jrnic.api.AsyncEventHandler;
 import io.jrnic.api.CompletionEventHandler;
 import io.jrnic.api.CompletionQueue;
+import io.jrnic.api.ConnectionManager;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.QueuePairConfig;
@@ -54,6 +55,8 @@ public final class SoftRnic implements Rnic {
     private final List<SoftCompletionQueue> cqs = new ArrayList<>();
     private final List<SoftSharedReceiveQueue> srqs = new ArrayList<>();
     private final CompletionEventHandler[] completionHandlers;
+    /** Owns the transports (event loops, sockets); creates them on first use (docs/connection-management.md). */
+    private final SoftConnectionManager connections = new SoftConnectionManager(this);
     private volatile boolean open = true;
 
     private SoftRnic(RnicConfig config) {
@@ -136,6 +139,12 @@ public final class SoftRnic implements Rnic {
     @Override
     public boolean isOpen() {
         return open;
+    }
+
+    @Override
+    public ConnectionManager connectionManager() {
+        checkOpen();
+        return connections;
     }
 
     @Override
@@ -390,10 +399,13 @@ public final class SoftRnic implements Rnic {
 
     /**
      * Close RNIC (Verbs §5.1.4, §9.2.1.3): destroys every QP (ignoring bound windows), S-RQ, CQ,
-     * STag and PD, frees the RNIC's memory and releases the name.
+     * STag and PD, frees the RNIC's memory and releases the name. The connection manager is closed
+     * first, outside the RNIC's locks: its connections end, its event loops terminate, and so nothing
+     * touches the RNIC's memory once it is freed. Must not be called on a connection's event loop.
      */
     @Override
     public void close() {
+        connections.close();
         synchronized (resourceLock) {
             if (!open) {
                 return;

@@ -1,0 +1,337 @@
+package io.jrnic.api;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * What an endpoint asks for and accepts during connection setup (Verbs 1.0 §6.6.1; MPA, RFC 5044
+ * §7.1 and RFC 6581 §9): fluent and reusable, read once when a connection or listener is started.
+ * IRD and ORD are not here: they are the queue pair's attributes (Create QP / Modify QP), and the
+ * negotiated values are applied to the queue pair when the connection is established.
+ *
+ * <p>Defaults follow the project's interop choices (docs/connection-management.md): revision 2
+ * with the RFC 6581 IRD/ORD exchange, peer-to-peer with every RTR type, CRC {@link CrcMode#OPTIONAL},
+ * no markers requested but the peer's request honoured, private data limit 512, setup timeout 10 s,
+ * no pause before the first FPDU, EMSS 1460. {@link #linuxSiw()} gives the settings toward Linux
+ * siw.
+ *
+ * <p>Thread safety: not thread safe; do not change an instance while a call that reads it runs.
+ */
+public final class ConnectionSettings {
+    /** The protocol's private data limit (RFC 5044 §7.1.1 "PD_Length"). */
+    public static final int RFC_PRIVATE_DATA_LIMIT = 512;
+    /** Linux's iWARP connection manager limit ({@code RDMA_MAX_PRIVATE_DATA}): use toward Linux peers. */
+    public static final int LINUX_PRIVATE_DATA_LIMIT = 256;
+    /** Bytes of the RFC 6581 IRD/ORD word that revision 2 puts in front of the ULP's private data. */
+    public static final int ENHANCED_WORD_LENGTH = 4;
+    /** Smallest EMSS: MULPDU never goes below 128 (RFC 5044 §4.5) plus the 6 bytes of MPA framing. */
+    public static final int MIN_EMSS = 134;
+    /** Largest useful EMSS: it yields a MULPDU of 65535, the limit of ULPDU_Length (RFC 5044 §4.1). */
+    public static final int MAX_EMSS = 65544;
+    /** EMSS of a 1500-byte Ethernet MTU without TCP options. */
+    public static final int ETHERNET_EMSS = 1460;
+
+    private int revision = 2;
+    private CrcMode crc = CrcMode.OPTIONAL;
+    private boolean requestMarkers;
+    private boolean acceptMarkerRequests = true;
+    private boolean peerToPeer = true;
+    private Set<RtrType> rtrTypes = EnumSet.allOf(RtrType.class);
+    private boolean negotiateReadDepths = true;
+    private int privateDataLimit = RFC_PRIVATE_DATA_LIMIT;
+    private Duration setupTimeout = Duration.ofSeconds(10);
+    private Duration firstFpduDelay = Duration.ZERO;
+    private int emss = ETHERNET_EMSS;
+
+    /** Creates settings holding the defaults. */
+    public ConnectionSettings() {
+    }
+
+    /**
+     * Settings toward Linux soft-iWARP (siw 6.1, shared/interop/README.md): private data limit 256,
+     * no markers asked or accepted (siw rejects them), a 100 ms pause before the first FPDU (siw
+     * installs its receive path only after sending its Reply), revision 2 with IRD/ORD negotiation,
+     * CRC {@link CrcMode#OPTIONAL} and FPDUs of one Ethernet segment.
+     *
+     * @return new settings
+     */
+    public static ConnectionSettings linuxSiw() {
+        return new ConnectionSettings().privateDataLimit(LINUX_PRIVATE_DATA_LIMIT).markers(false, false)
+                .firstFpduDelay(Duration.ofMillis(100));
+    }
+
+    /**
+     * The MPA revision sent as Initiator: 1 (RFC 5044, client/server, no IRD/ORD word) or 2 (RFC
+     * 6581 enhanced setup). A passive endpoint with revision 2 accepts both.
+     *
+     * @param value 1 or 2
+     * @return this
+     * @throws IllegalArgumentException for another value
+     */
+    public ConnectionSettings revision(int value) {
+        if (value != 1 && value != 2) {
+            throw new IllegalArgumentException("MPA revision must be 1 or 2: " + value);
+        }
+        revision = value;
+        return this;
+    }
+
+    /**
+     * The CRC policy.
+     *
+     * @param value the mode
+     * @return this
+     * @throws IllegalArgumentException if value is null
+     */
+    public ConnectionSettings crc(CrcMode value) {
+        if (value == null) {
+            throw new IllegalArgumentException("CRC mode must not be null");
+        }
+        crc = value;
+        return this;
+    }
+
+    /**
+     * Markers (RFC 5044 §5, §7.1.1 "M"), per direction.
+     *
+     * @param request send M=1: ask the peer to put markers into the FPDUs it sends to us
+     * @param accept  honour a peer's M=1 by inserting markers; false refuses such a peer (as siw does)
+     * @return this
+     */
+    public ConnectionSettings markers(boolean request, boolean accept) {
+        requestMarkers = request;
+        acceptMarkerRequests = accept;
+        return this;
+    }
+
+    /**
+     * The connection model of revision 2 (RFC 6581 §9.2): peer-to-peer with an RTR, or client/server.
+     * The active side proposes, the passive side follows.
+     *
+     * @param value true for peer-to-peer
+     * @return this
+     */
+    public ConnectionSettings peerToPeer(boolean value) {
+        peerToPeer = value;
+        return this;
+    }
+
+    /**
+     * The RTR types this endpoint can send (active side) or accepts (passive side), RFC 6581 §9.2.
+     *
+     * @param types one or more types
+     * @return this
+     * @throws IllegalArgumentException if none is given
+     */
+    public ConnectionSettings rtrTypes(RtrType... types) {
+        if (types == null || types.length == 0) {
+            throw new IllegalArgumentException("at least one RTR type is needed (RFC 6581 §9.2)");
+        }
+        EnumSet<RtrType> set = EnumSet.noneOf(RtrType.class);
+        for (RtrType t : types) {
+            if (t == null) {
+                throw new IllegalArgumentException("RTR type must not be null");
+            }
+            set.add(t);
+        }
+        rtrTypes = set;
+        return this;
+    }
+
+    /**
+     * Whether the active side exchanges its IRD and ORD in the RFC 6581 word (true), or sends 0x3FFF
+     * so that the ULP negotiates them itself (RFC 6581 §9.1).
+     *
+     * @param value true to negotiate
+     * @return this
+     */
+    public ConnectionSettings negotiateReadDepths(boolean value) {
+        negotiateReadDepths = value;
+        return this;
+    }
+
+    /**
+     * The most private data (PD_Length) sent and accepted: {@link #RFC_PRIVATE_DATA_LIMIT} or, toward
+     * Linux peers, {@link #LINUX_PRIVATE_DATA_LIMIT}. In revision 2 the 4-byte IRD/ORD word counts,
+     * so the ULP may send {@link #maxUlpPrivateData()} bytes.
+     *
+     * @param value 4..512
+     * @return this
+     * @throws IllegalArgumentException outside 4..512
+     */
+    public ConnectionSettings privateDataLimit(int value) {
+        if (value < ENHANCED_WORD_LENGTH || value > RFC_PRIVATE_DATA_LIMIT) {
+            throw new IllegalArgumentException("private data limit must be " + ENHANCED_WORD_LENGTH + ".."
+                    + RFC_PRIVATE_DATA_LIMIT + ": " + value);
+        }
+        privateDataLimit = value;
+        return this;
+    }
+
+    /**
+     * How long either side waits for the peer during setup: TCP connect, the Request, the Reply, the
+     * RTR, and the passive ULP's answer (RFC 5044 §7.1.2 rule 10).
+     *
+     * @param value positive
+     * @return this
+     * @throws IllegalArgumentException if not positive
+     */
+    public ConnectionSettings setupTimeout(Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException("setup timeout must be positive: " + value);
+        }
+        setupTimeout = value;
+        return this;
+    }
+
+    /**
+     * Pause between the active side receiving an accepting Reply and sending its first FPDU (the RTR
+     * or, client/server, the first ULP message). Linux siw 6.1 loses an FPDU that arrives before it
+     * installed its receive path: use about 100 ms toward siw, zero otherwise.
+     *
+     * @param value zero or positive
+     * @return this
+     * @throws IllegalArgumentException if negative
+     */
+    public ConnectionSettings firstFpduDelay(Duration value) {
+        if (value == null || value.isNegative()) {
+            throw new IllegalArgumentException("first FPDU delay must not be negative: " + value);
+        }
+        firstFpduDelay = value;
+        return this;
+    }
+
+    /**
+     * The effective MSS from which outgoing FPDUs are sized (RFC 5044 §4.5: MULPDU = EMSS minus the
+     * MPA framing and markers). {@link #ETHERNET_EMSS} keeps each FPDU within one Ethernet segment,
+     * as siw expects; on loopback or toward peers that accept large FPDUs, up to {@link #MAX_EMSS}
+     * saves per-FPDU work.
+     *
+     * @param value {@link #MIN_EMSS}..{@link #MAX_EMSS}
+     * @return this
+     * @throws IllegalArgumentException outside the range
+     */
+    public ConnectionSettings emss(int value) {
+        if (value < MIN_EMSS || value > MAX_EMSS) {
+            throw new IllegalArgumentException("EMSS must be " + MIN_EMSS + ".." + MAX_EMSS + ": " + value);
+        }
+        emss = value;
+        return this;
+    }
+
+    /**
+     * The MPA revision.
+     *
+     * @return 1 or 2
+     */
+    public int revision() {
+        return revision;
+    }
+
+    /**
+     * The CRC policy.
+     *
+     * @return the mode
+     */
+    public CrcMode crc() {
+        return crc;
+    }
+
+    /**
+     * Whether we ask the peer for markers.
+     *
+     * @return true to send M=1
+     */
+    public boolean requestMarkers() {
+        return requestMarkers;
+    }
+
+    /**
+     * Whether we honour a peer's request for markers.
+     *
+     * @return false refuses such peers
+     */
+    public boolean acceptMarkerRequests() {
+        return acceptMarkerRequests;
+    }
+
+    /**
+     * The connection model.
+     *
+     * @return true for peer-to-peer
+     */
+    public boolean peerToPeer() {
+        return peerToPeer;
+    }
+
+    /**
+     * The RTR types.
+     *
+     * @return an unmodifiable copy
+     */
+    public Set<RtrType> rtrTypes() {
+        return Set.copyOf(rtrTypes);
+    }
+
+    /**
+     * Whether IRD/ORD are negotiated in the MPA frames.
+     *
+     * @return true to negotiate
+     */
+    public boolean negotiateReadDepths() {
+        return negotiateReadDepths;
+    }
+
+    /**
+     * The private data limit (PD_Length).
+     *
+     * @return bytes
+     */
+    public int privateDataLimit() {
+        return privateDataLimit;
+    }
+
+    /**
+     * The ULP private data a Request or Reply may carry: the limit minus the IRD/ORD word in revision 2.
+     *
+     * @return bytes
+     */
+    public int maxUlpPrivateData() {
+        return privateDataLimit - (revision == 2 ? ENHANCED_WORD_LENGTH : 0);
+    }
+
+    /**
+     * The setup timeout.
+     *
+     * @return the duration
+     */
+    public Duration setupTimeout() {
+        return setupTimeout;
+    }
+
+    /**
+     * The pause before the first FPDU.
+     *
+     * @return the duration
+     */
+    public Duration firstFpduDelay() {
+        return firstFpduDelay;
+    }
+
+    /**
+     * The EMSS.
+     *
+     * @return bytes
+     */
+    public int emss() {
+        return emss;
+    }
+
+    @Override
+    public String toString() {
+        return "ConnectionSettings[rev " + revision + ", crc " + crc + ", markers " + requestMarkers + "/"
+                + acceptMarkerRequests + (peerToPeer ? ", p2p " + rtrTypes : ", client/server") + ", pd "
+                + privateDataLimit + ", timeout " + setupTimeout + ", delay " + firstFpduDelay + ", emss " + emss + "]";
+    }
+}

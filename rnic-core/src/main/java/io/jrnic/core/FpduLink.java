@@ -1,0 +1,156 @@
+package io.jrnic.core;
+
+import io.jrnic.mpa.FpduHandler;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.Executor;
+
+/**
+ * An established MPA stream in Full Operation as the QP engine sees it (RFC 5044 §4): whole FPDUs
+ * out, verified ULPDUs in. It mirrors {@code io.jrnic.core.transport.FpduChannel} so that the netty
+ * channel needs only a thin adapter, and lets the engine run over an in-memory pipe in tests.
+ *
+ * <p><b>TX.</b> {@link #send} frames one ULPDU (a small header plus a slice of registered memory)
+ * into one FPDU. The header is copied during the call; the payload slice must stay valid until the
+ * FPDU was handed to TCP, which {@link Listener#onSent} reports for tokens. {@link #flush} hands the
+ * queued FPDUs to the LLP.
+ *
+ * <p><b>RX.</b> Nothing is delivered before {@link #start}; then every verified ULPDU goes to the
+ * handler, a {@link io.jrnic.mpa.PlacementHandler} enabling direct placement.
+ *
+ * <p>Thread safety: {@link #start}, {@link #send} and {@link #flush} are called on
+ * {@link #executor()} only, and every callback runs there. {@link #close()} and {@link #abort()}
+ * may be called from any thread.
+ */
+public interface FpduLink {
+    /** How a link ended (mirrors the transport's {@code ChannelClosure}). */
+    enum Closure {
+        /** Our graceful close finished. */
+        LOCAL_CLOSE,
+        /** We aborted (RST). */
+        LOCAL_ABORT,
+        /** The peer closed (FIN) at an FPDU boundary. */
+        REMOTE_CLOSE,
+        /** The peer closed (FIN) in the middle of an FPDU. */
+        REMOTE_CLOSE_MID_FPDU,
+        /** The peer reset the connection (RST). */
+        REMOTE_RESET,
+        /** The connection was lost (timeout, too many retransmissions). */
+        CONNECTION_LOST,
+        /** The transport was shut down underneath the link. */
+        TRANSPORT_CLOSED
+    }
+
+    /** What the link reports besides ULPDUs; called on {@link #executor()}. */
+    interface Listener {
+        /** The link became writable again after {@link #send} returned false. */
+        void onWritable();
+
+        /**
+         * The LLP has taken every byte of the FPDU sent with this token, and of all FPDUs before it
+         * (RFC 5040 §5: a Send or Write completes when its last byte is handed to the LLP).
+         *
+         * @param token the token passed to {@link #send(MemorySegment, long, int, MemorySegment, long, int, long)}
+         */
+        void onSent(long token);
+
+        /**
+         * The link is closed; reported exactly once.
+         *
+         * @param closure why
+         */
+        void onClosed(Closure closure);
+    }
+
+    /**
+     * The event loop that owns the link.
+     *
+     * @return the executor
+     */
+    Executor executor();
+
+    /**
+     * Largest ULPDU (DDP header plus payload) one FPDU may carry (RFC 5044 §4.5, MULPDU).
+     *
+     * @return bytes
+     */
+    int mulpdu();
+
+    /**
+     * MSN of our first Send type message: 1, or 2 when a Send RTR consumed MSN 1 (RFC 6581 §9.3).
+     *
+     * @return the MSN
+     */
+    default int firstOutboundSendMsn() {
+        return 1;
+    }
+
+    /**
+     * MSN of our first Read Request: 1, or 2 after a Read RTR (RFC 6581 §9.3).
+     *
+     * @return the MSN
+     */
+    default int firstOutboundReadRequestMsn() {
+        return 1;
+    }
+
+    /**
+     * MSN of the peer's first Send type message after RTR processing.
+     *
+     * @return the MSN
+     */
+    default int firstInboundSendMsn() {
+        return 1;
+    }
+
+    /**
+     * MSN of the peer's first Read Request after RTR processing.
+     *
+     * @return the MSN
+     */
+    default int firstInboundReadRequestMsn() {
+        return 1;
+    }
+
+    /**
+     * Starts delivery; call once, on {@link #executor()}.
+     *
+     * @param handler  receives verified ULPDUs and the first stream fault
+     * @param listener receives writability, send completions and the closure
+     */
+    void start(FpduHandler handler, Listener listener);
+
+    /**
+     * Queues one FPDU (not flushed).
+     *
+     * @param header        header bytes, copied during the call
+     * @param headerOffset  offset of the header
+     * @param headerLength  header length
+     * @param payload       payload memory, or null when payloadLength is 0; valid until sent
+     * @param payloadOffset offset of the payload
+     * @param payloadLength payload length; header plus payload at most {@link #mulpdu()}
+     * @return whether more FPDUs are welcome; false when above the high water mark (the FPDU was
+     *         queued: wait for {@link Listener#onWritable()}) or closed (nothing queued)
+     */
+    boolean send(MemorySegment header, long headerOffset, int headerLength,
+                 MemorySegment payload, long payloadOffset, int payloadLength);
+
+    /**
+     * Like {@link #send(MemorySegment, long, int, MemorySegment, long, int)}, and reports
+     * {@link Listener#onSent(long)} once the FPDU was handed to the LLP.
+     *
+     * @param token non-negative value identifying the FPDU to the caller
+     * @return as for the other overload
+     */
+    boolean send(MemorySegment header, long headerOffset, int headerLength,
+                 MemorySegment payload, long payloadOffset, int payloadLength, long token);
+
+    /** Hands the queued FPDUs to the LLP. */
+    void flush();
+
+    /** Graceful close after the queued FPDUs (TCP FIN); {@link Listener#onClosed} follows. */
+    void close();
+
+    /** Abortive close (TCP RST); queued FPDUs are dropped; {@link Listener#onClosed} follows. */
+    void abort();
+}

@@ -1,0 +1,584 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.StagState;
+import io.jrnic.api.TerminateMessage;
+import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.ddp.DdpError;
+import io.jrnic.ddp.DdpHeaderFlyweight;
+import io.jrnic.ddp.DdpReceiver;
+import io.jrnic.ddp.InboundSegment;
+import io.jrnic.ddp.TaggedBufferDescriptor;
+import io.jrnic.ddp.TaggedBufferResolver;
+import io.jrnic.ddp.TaggedHeaderFlyweight;
+import io.jrnic.ddp.UntaggedBufferResolver;
+import io.jrnic.ddp.UntaggedHeaderFlyweight;
+import io.jrnic.mpa.DeframeFault;
+import io.jrnic.mpa.PlacementHandler;
+import io.jrnic.mpa.PlacementTarget;
+import io.jrnic.rdmap.RdmapControl;
+import io.jrnic.rdmap.RdmapError;
+import io.jrnic.rdmap.RdmapOpcode;
+import io.jrnic.rdmap.RdmapValidator;
+import io.jrnic.rdmap.ReadRequestHeaderFlyweight;
+import io.jrnic.rdmap.TerminateDecoder;
+import io.jrnic.wire.IwarpError;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The receive state machine of one QP (siw's qp_rx): every verified ULPDU from the link is
+ * validated by DDP ({@link DdpReceiver}, RFC 5041 §7.1) and RDMAP ({@link RdmapValidator},
+ * RFC 5040 §7.2), its payload placed, and the message delivered by opcode.
+ *
+ * <p><b>Header first.</b> As a {@link PlacementHandler} it validates a segment as soon as its DDP
+ * header is in and names the exact slice of registered memory its payload belongs to (tagged: the
+ * STag's memory at TO - base; untagged: the receive WQE's SGE at the message offset), so the link
+ * places the payload without staging. Segments whose payload spans two SGEs, or that arrive whole,
+ * are copied from the link's buffer into place (counted in {@link #bytesCopied}). Nothing is
+ * placed before every check passed, so nothing outside a registered region is ever written.
+ *
+ * <p><b>Errors.</b> A failed check latches the first error with the segment's DDP header (and the
+ * Read Request header), stops the DDP stream (later segments are dropped silently, R-TERM-047), and
+ * reports it to the QP once the segment is delivered (Verbs V-TERM-11): placement-time verdicts
+ * decline the placement so that the segment's delivery still waits for its CRC.
+ *
+ * <p>Thread safety: confined to the engine's event loop.
+ */
+final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, TaggedBufferResolver {
+    private static final long ANY_LENGTH = 0xFFFF_FFFFL;
+
+    private final QpEngine engine;
+    final DdpReceiver ddp;
+    private final RdmapValidator validator;
+    private final TerminateDecoder terminateDecoder = TerminateDecoder.lenient();
+    private final ReadRequestHeaderFlyweight readRequest = new ReadRequestHeaderFlyweight();
+    private final MemorySegment headerCopy = MemorySegment.ofArray(new byte[UntaggedHeaderFlyweight.HEADER_LENGTH]);
+    private final TaggedHeaderFlyweight taggedCopy = new TaggedHeaderFlyweight();
+    private final UntaggedHeaderFlyweight untaggedCopy = new UntaggedHeaderFlyweight();
+
+    /** Payload bytes copied by the engine from link buffers into place. */
+    long bytesCopied;
+    /** Payload bytes whose placement target was handed to the link. */
+    long bytesPlacedDirect;
+    /** The QP is closing: a segment other than a Terminate is a Bad Close (Verbs §6.2.5). */
+    boolean closing;
+
+    // verdict of the segment in progress
+    private boolean prevalidated;
+    private boolean drop;
+    private IwarpError pendingError;
+    private AsyncEventType pendingEvent;
+    private int headerLength;
+    private int rsvdUlp;
+    private RdmapOpcode opcode;
+    private boolean last;
+    private int payloadStart;
+    private int payloadLength;
+    private long messageOffset;
+    private boolean messageComplete;
+    private long messageLength;
+    private int invalidateStag;
+    private MemorySegment target;
+    private long targetOffset;
+    private boolean placedDirect;
+    /** The receive WQE bound to the Send message in progress (queue 0). */
+    private ReceiveWqe receive;
+    /** Part of the Send in progress could not be placed (see {@link #scatter}). */
+    private boolean receiveFailed;
+    private long primeCapacity = -1;
+    /** The tagged resolver found the STag valid and associated but without the placement right. */
+    private boolean placementDenied;
+
+    QpRxEngine(QpEngine engine) {
+        this.engine = engine;
+        this.ddp = new DdpReceiver(DdpHeaderFlyweight.VERSION_IETF, DdpReceiver.rdmapQueueNumbers(false), this, this);
+        this.validator = new RdmapValidator(engine.features);
+    }
+
+    /**
+     * Advances the inbound MSNs past messages the connection setup consumed (an RTR Send or Read
+     * Request, RFC 6581 §9.3) by running synthetic headers through DDP.
+     */
+    void prime(int firstSendMsn, int firstReadMsn) {
+        MemorySegment h = MemorySegment.ofArray(new byte[UntaggedHeaderFlyweight.HEADER_LENGTH]);
+        UntaggedHeaderFlyweight u = new UntaggedHeaderFlyweight().wrap(h, 0);
+        for (int msn = DdpReceiver.INITIAL_MSN; msn != firstSendMsn; msn++) {
+            u.encode(true, DdpHeaderFlyweight.VERSION_IETF, RdmapOpcode.SEND.controlByte(engine.features.version()),
+                    0, DdpReceiver.QN_SEND, msn, 0);
+            primeCapacity = 0;
+            ddp.onSegment(h, 0, UntaggedHeaderFlyweight.HEADER_LENGTH);
+        }
+        for (int msn = DdpReceiver.INITIAL_MSN; msn != firstReadMsn; msn++) {
+            u.encode(true, DdpHeaderFlyweight.VERSION_IETF,
+                    RdmapOpcode.READ_REQUEST.controlByte(engine.features.version()), 0, DdpReceiver.QN_READ_REQUEST,
+                    msn, 0);
+            primeCapacity = ReadRequestHeaderFlyweight.HEADER_LENGTH;
+            ddp.onSegment(h, 0, UntaggedHeaderFlyweight.HEADER_LENGTH + ReadRequestHeaderFlyweight.HEADER_LENGTH);
+        }
+        primeCapacity = -1;
+    }
+
+    void stop() {
+        ddp.stop();
+    }
+
+    // ---- PlacementHandler ---------------------------------------------------------------------
+
+    @Override
+    public int prefixLength(int firstByte, int ulpduLength) {
+        return DdpHeaderFlyweight.headerLength(firstByte);
+    }
+
+    @Override
+    public boolean placementTarget(MemorySegment prefix, long offset, int prefixLength, int ulpduLength,
+                                   PlacementTarget placement) {
+        examine(prefix, offset, ulpduLength);
+        prevalidated = true;
+        if (target == null || payloadLength == 0) {
+            return false;
+        }
+        placement.set(target, targetOffset);
+        placedDirect = true;
+        bytesPlacedDirect += payloadLength;
+        return true;
+    }
+
+    @Override
+    public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
+        prevalidated = false;
+        deliver(prefix, offset);
+    }
+
+    @Override
+    public void onUlpdu(MemorySegment segment, long offset, int length) {
+        if (!prevalidated) {
+            examine(segment, offset, length);
+        }
+        prevalidated = false;
+        deliver(segment, offset);
+    }
+
+    @Override
+    public void onError(DeframeFault fault) {
+        // RFC 5044 §8 / Verbs Figure 24: LLP errors carry no headers (M=D=R=0, R-TERM-014)
+        prevalidated = false;
+        ddp.stop();
+        fail(fault, switch (fault) {
+            case CRC_MISMATCH -> AsyncEventType.LLP_INVALID_CRC;
+            case MARKER_MISMATCH -> AsyncEventType.LLP_BAD_FPDU;
+            case ULPDU_TOO_SHORT, ULPDU_TOO_LONG -> AsyncEventType.LLP_SEGMENT_SIZE_INVALID;
+        }, null, 0, null, 0);
+    }
+
+    // ---- resolvers (called by DdpReceiver.onSegment) ------------------------------------------
+
+    @Override
+    public long bufferCapacity(int queueNumber, int msn) {
+        if (primeCapacity >= 0) {
+            return primeCapacity;
+        }
+        RdmapOpcode op = RdmapOpcode.fromWire(engine.features.opcodeBits(rsvdUlp));
+        return switch (queueNumber) {
+            case DdpReceiver.QN_SEND -> {
+                if (!isSend(op) || RdmapControl.version(rsvdUlp) != engine.features.version()) {
+                    yield ANY_LENGTH; // RDMAP rejects the opcode next; no receive WQE is consumed for it
+                }
+                // RFC 5040 §5.3: one Send consumes one receive WQE (Verbs §7.4.1 checks in takeReceive)
+                ReceiveWqe w = engine.upcalls.takeReceive();
+                receive = w;
+                yield w == null ? NO_BUFFER : w.totalLength();
+            }
+            // R-READ-026: a Read Request always finds its 28-byte IRRQ slot; IRD is counted by RDMAP
+            case DdpReceiver.QN_READ_REQUEST -> op == RdmapOpcode.READ_REQUEST
+                    ? ReadRequestHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
+            default -> ANY_LENGTH; // queue 2: R-TERM-022, a Terminate buffer is always available
+        };
+    }
+
+    private static boolean isSend(RdmapOpcode op) {
+        return op == RdmapOpcode.SEND || op == RdmapOpcode.SEND_SE || op == RdmapOpcode.SEND_INVALIDATE
+                || op == RdmapOpcode.SEND_SE_INVALIDATE;
+    }
+
+    @Override
+    public void resolve(int stag, int rsvdUlp, TaggedBufferDescriptor descriptor) {
+        int op = engine.features.opcodeBits(rsvdUlp);
+        boolean write = op == RdmapOpcode.RDMA_WRITE.wireValue();
+        boolean response = op == RdmapOpcode.READ_RESPONSE.wireValue();
+        if (!write && !response || response && engine.tx.ord.isEmpty()
+                || RdmapControl.version(rsvdUlp) != engine.features.version()) {
+            // not placeable at all: let RDMAP name the error (R-ERR-021 Unexpected OpCode)
+            descriptor.valid(0, -1L, true, null);
+            return;
+        }
+        SoftQueuePair qp = engine.qp;
+        StagEntry e = engine.stags.lookup(stag);
+        if (e == null || stag >>> 8 == 0) {
+            return; // RFC 5041 §7.1 check 1: invalid STag
+        }
+        StagBinding b = e.binding;
+        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
+            return;
+        }
+        boolean window = e instanceof SoftMemoryWindow;
+        // RFC 5042 §5, R-SEC-011/012: a region of this PD, a window bound to this QP
+        if (window ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+            descriptor.notAssociated();
+            return;
+        }
+        boolean allowed = write
+                ? qp.inboundWrite() && AccessRights.has(b.rights(), AccessRights.REMOTE_WRITE)
+                : !window && AccessRights.has(b.rights(), AccessRights.LOCAL_WRITE);
+        placementDenied = !allowed;
+        descriptor.valid(b.baseTo(), b.length(), allowed, b);
+    }
+
+    // ---- validation ---------------------------------------------------------------------------
+
+    private void examine(MemorySegment segment, long offset, int ulpduLength) {
+        drop = false;
+        pendingError = null;
+        pendingEvent = null;
+        placementDenied = false;
+        opcode = null;
+        target = null;
+        placedDirect = false;
+        payloadLength = 0;
+        int control = segment.get(ValueLayout.JAVA_BYTE, offset) & 0xFF;
+        headerLength = DdpHeaderFlyweight.headerLength(control);
+        if (ulpduLength >= headerLength) {
+            MemorySegment.copy(segment, offset, headerCopy, 0, headerLength);
+            rsvdUlp = segment.get(ValueLayout.JAVA_BYTE, offset + 1) & 0xFF;
+        } else {
+            headerLength = 0;
+            rsvdUlp = 0;
+        }
+        InboundSegment s = ddp.onSegment(segment, offset, ulpduLength);
+        switch (s.outcome()) {
+            case ACCEPTED -> { }
+            case REJECTED -> {
+                DdpError error = s.error();
+                pendingError = error;
+                pendingEvent = eventFor(error, headerLength == UntaggedHeaderFlyweight.HEADER_LENGTH
+                        ? untaggedCopy.wrap(headerCopy, 0).queueNumber() : -1);
+                if (error == DdpError.TAGGED_INVALID_STAG && placementDenied) {
+                    // wire code 1/1/0x00 (AMB-16); Verbs names the cause (Figure 24, V-EV-14, V-EV-19)
+                    pendingEvent = engine.qp.inboundWrite() ? AsyncEventType.TAGGED_ACCESS_RIGHTS
+                            : AsyncEventType.RDMA_WRITE_NOT_ENABLED;
+                }
+                return;
+            }
+            default -> {
+                drop = true;
+                return;
+            }
+        }
+        RdmapError re = validator.validate(control, s.rsvdUlp(), s.queueNumber(), (int) s.messageOffset());
+        payloadStart = (int) (s.payloadOffset() - offset);
+        payloadLength = s.payloadLength();
+        if (re != null) {
+            rdmapError(re, re == RdmapError.OPERATION_UNSPECIFIED ? AsyncEventType.NO_L_BIT
+                    : re == RdmapError.INVALID_RDMAP_VERSION ? AsyncEventType.INVALID_RDMA_VERSION
+                    : AsyncEventType.UNEXPECTED_OPCODE);
+            return;
+        }
+        opcode = validator.opcode();
+        last = s.last();
+        messageOffset = s.messageOffset();
+        messageComplete = s.messageComplete();
+        messageLength = messageComplete ? s.messageLength() : 0;
+        invalidateStag = s.rsvdUlpWord();
+        switch (opcode) {
+            case READ_RESPONSE -> {
+                if (engine.tx.ord.isEmpty()) {
+                    rdmapError(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE); // R-ERR-021
+                    return;
+                }
+                taggedTarget(s);
+            }
+            case RDMA_WRITE -> taggedTarget(s);
+            case SEND, SEND_SE, SEND_INVALIDATE, SEND_SE_INVALIDATE -> untaggedTarget();
+            default -> { } // Read Request, Terminate: processed whole at delivery
+        }
+    }
+
+    private void taggedTarget(InboundSegment s) {
+        if (payloadLength > 0 && s.attachment() instanceof StagBinding b) {
+            target = b.memory();
+            targetOffset = s.bufferOffset();
+        }
+    }
+
+    /** The receive SGE holding the whole segment payload, if one does (else it is scattered by copy). */
+    private void untaggedTarget() {
+        ReceiveWqe w = receive;
+        if (w == null || payloadLength == 0) {
+            return;
+        }
+        long start = 0;
+        for (int i = 0; i < w.sgeCount; i++) {
+            long len = w.lengths[i] & 0xFFFF_FFFFL;
+            if (messageOffset >= start && messageOffset + payloadLength <= start + len) {
+                long at = w.tos[i] + (messageOffset - start);
+                target = engine.stags.resolveMemory(w.stags[i], at);
+                targetOffset = engine.stags.resolveOffset(w.stags[i], at);
+                if (targetOffset < 0 || targetOffset + payloadLength > target.byteSize()) {
+                    target = null; // no longer mapped: scatter reports it
+                }
+                return;
+            }
+            start += len;
+        }
+    }
+
+    private void rdmapError(RdmapError error, AsyncEventType event) {
+        ddp.stop(); // RFC 5040 §7.1: nothing after the first error
+        pendingError = error;
+        pendingEvent = event;
+    }
+
+    // ---- delivery -----------------------------------------------------------------------------
+
+    private void deliver(MemorySegment segment, long offset) {
+        if (closing && (rsvdUlp & RdmapControl.OPCODE_MASK) != RdmapOpcode.TERMINATE.wireValue()) {
+            engine.upcalls.segmentWhileClosing(); // Verbs §6.2.5 Figure 11, V-QPS-84
+            return;
+        }
+        if (drop) {
+            return;
+        }
+        if (pendingError != null) {
+            failSegment(segment, offset);
+            return;
+        }
+        switch (opcode) {
+            case RDMA_WRITE -> place(segment, offset); // R-WRITE-002: placed, never delivered
+            case READ_RESPONSE -> {
+                place(segment, offset);
+                OutstandingReads ord = engine.tx.ord;
+                ord.headReceived(ord.headReceived() + payloadLength);
+                if (last) {
+                    // R-ORD-021/023: the Read completes when its whole Response is delivered
+                    engine.upcalls.sendCompleted(ord.poll(), WorkCompletionStatus.SUCCESS);
+                }
+            }
+            case SEND, SEND_SE, SEND_INVALIDATE, SEND_SE_INVALIDATE -> deliverSend(segment, offset);
+            case READ_REQUEST -> readRequest(segment, offset);
+            case TERMINATE -> terminate(segment, offset + payloadStart, payloadLength);
+            default -> { }
+        }
+    }
+
+    private void place(MemorySegment segment, long offset) {
+        if (target != null && !placedDirect) {
+            MemorySegment.copy(segment, offset + payloadStart, target, targetOffset, payloadLength);
+            bytesCopied += payloadLength;
+        }
+    }
+
+    private void deliverSend(MemorySegment segment, long offset) {
+        ReceiveWqe w = receive;
+        if (!placedDirect && payloadLength > 0 && !scatter(w, segment, offset + payloadStart)) {
+            // an SGE's STag was invalidated locally after the QP checked it: nothing is placed there
+            receiveFailed = true;
+        }
+        if (!messageComplete) {
+            return;
+        }
+        receive = null;
+        boolean invalidate = opcode.carriesInvalidateStag();
+        WorkCompletionStatus status = WorkCompletionStatus.SUCCESS;
+        if (receiveFailed) {
+            receiveFailed = false;
+            status = WorkCompletionStatus.INVALID_STAG;
+        } else if (invalidate && invalidateStag >>> 8 == 0) {
+            status = WorkCompletionStatus.INVALID_STAG; // STag 0 is never remotely invalidated (V-MR-26)
+        }
+        // R-ORD-010/018: delivered after the whole message; R-SEND-022: invalidate after placement
+        engine.deliveryContext = true;
+        try {
+            engine.upcalls.receiveCompleted(w, status, (int) messageLength, opcode.solicitedEvent(),
+                    invalidate ? invalidateStag : 0);
+        } finally {
+            engine.deliveryContext = false;
+        }
+    }
+
+    /** Copies the payload across the receive SGEs; false when an SGE no longer maps its range. */
+    private boolean scatter(ReceiveWqe w, MemorySegment segment, long from) {
+        long mo = messageOffset;
+        long remaining = payloadLength;
+        long src = from;
+        long start = 0;
+        for (int i = 0; i < w.sgeCount && remaining > 0; i++) {
+            long len = w.lengths[i] & 0xFFFF_FFFFL;
+            if (mo < start + len) {
+                long inSge = mo - start;
+                long n = Math.min(remaining, len - inSge);
+                long at = w.tos[i] + inSge;
+                MemorySegment memory = engine.stags.resolveMemory(w.stags[i], at);
+                long memoryOffset = engine.stags.resolveOffset(w.stags[i], at);
+                if (memoryOffset < 0 || memoryOffset + n > memory.byteSize()) {
+                    return false;
+                }
+                MemorySegment.copy(segment, src, memory, memoryOffset, n);
+                bytesCopied += n;
+                src += n;
+                mo += n;
+                remaining -= n;
+            }
+            start += len;
+        }
+        return true;
+    }
+
+    /** The latch for a failure the QP found while completing the delivered segment (invalidation). */
+    void latchDelivered(IwarpError error) {
+        engine.latch.set(error, headerFlyweight(), segmentLengthField(), null, 0);
+    }
+
+    /** RFC 5040 §5.2.1, §7.2: validate a delivered Read Request and queue it for its Response. */
+    private void readRequest(MemorySegment segment, long offset) {
+        long rrAt = offset + payloadStart;
+        RdmapError lengthError = RdmapValidator.validateLength(RdmapOpcode.READ_REQUEST, messageLength);
+        if (lengthError != null) {
+            ddp.stop();
+            fail(lengthError, AsyncEventType.INVALID_READ_REQUEST, headerFlyweight(), 0, null, 0);
+            return;
+        }
+        SoftQueuePair qp = engine.qp;
+        InboundReadQueue ird = engine.tx.ird;
+        if (ird.size() >= qp.ird()) {
+            // R-READ-044, AMB-11: beyond IRD is 0/2/0x07, as Linux siw
+            ddp.stop();
+            fail(RdmapError.CATASTROPHIC_LOCALIZED, AsyncEventType.IRRQ_TOO_MANY_READS, headerFlyweight(),
+                    segmentLengthField(), segment, rrAt);
+            return;
+        }
+        readRequest.wrap(segment, rrAt);
+        long size = readRequest.readSizeUnsigned();
+        if (size == 0) {
+            // R-READ-023: no source check, one zero-length Read Response
+            ird.add(readRequest.sinkStag(), readRequest.sinkTaggedOffset(), 0, null, 0);
+            engine.schedule();
+            return;
+        }
+        int stag = readRequest.sourceStag();
+        long to = readRequest.sourceTaggedOffset();
+        RdmapError error = checkSource(qp, stag, to, size);
+        if (error != null) {
+            ddp.stop();
+            fail(error, eventForSource(error, qp), headerFlyweight(), segmentLengthField(), segment, rrAt);
+            return;
+        }
+        StagBinding b = engine.stags.lookupValid(stag);
+        ird.add(readRequest.sinkStag(), readRequest.sinkTaggedOffset(), size, b.memory(), b.offsetOf(to));
+        engine.schedule();
+    }
+
+    /** R-READ-022, R-ERR-027..031: the source STag of a Read Request. */
+    private RdmapError checkSource(SoftQueuePair qp, int stag, long to, long size) {
+        StagEntry e = stag >>> 8 == 0 ? null : engine.stags.lookup(stag);
+        if (e == null) {
+            return RdmapError.INVALID_STAG;
+        }
+        StagBinding b = e.binding;
+        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
+            return RdmapError.INVALID_STAG;
+        }
+        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+            return RdmapError.STAG_NOT_ASSOCIATED;
+        }
+        if (!qp.inboundRead() || !AccessRights.has(b.rights(), AccessRights.REMOTE_READ)) {
+            return RdmapError.ACCESS_RIGHTS_VIOLATION;
+        }
+        if (StagBinding.wraps(to, size)) {
+            return RdmapError.TO_WRAP;
+        }
+        return b.contains(to, size) ? null : RdmapError.BASE_OR_BOUNDS_VIOLATION;
+    }
+
+    private static AsyncEventType eventForSource(RdmapError error, SoftQueuePair qp) {
+        return switch (error) {
+            case INVALID_STAG -> AsyncEventType.IRRQ_INVALID_STAG;
+            case STAG_NOT_ASSOCIATED -> AsyncEventType.IRRQ_INVALID_PD;
+            case ACCESS_RIGHTS_VIOLATION -> qp.inboundRead() ? AsyncEventType.IRRQ_ACCESS_RIGHTS
+                    : AsyncEventType.RDMA_READ_NOT_ENABLED;
+            case TO_WRAP -> AsyncEventType.IRRQ_WRAP;
+            default -> AsyncEventType.IRRQ_BASE_BOUNDS;
+        };
+    }
+
+    /** RFC 5040 §5.4: a Terminate is delivered to the QP, decoded leniently, never answered (R-TERM-048). */
+    private void terminate(MemorySegment segment, long at, int length) {
+        ddp.stop();
+        RdmapError error = terminateDecoder.decode(segment, at, length);
+        int control = error == null
+                ? terminateDecoder.layer() << 12 | terminateDecoder.errorType() << 8 | terminateDecoder.errorCode()
+                : error.terminateCodeBits();
+        byte[] headers = new byte[0];
+        if (error == null && terminateDecoder.hasDdpHeader()) {
+            long from = terminateDecoder.ddpHeaderOffset();
+            headers = segment.asSlice(from, at + length - from).toArray(ValueLayout.JAVA_BYTE);
+        }
+        engine.upcalls.terminateReceived(new TerminateMessage(control, false, headers));
+    }
+
+    // ---- errors -------------------------------------------------------------------------------
+
+    private void failSegment(MemorySegment segment, long offset) {
+        IwarpError error = pendingError;
+        if (error instanceof DdpError) {
+            // RFC 5041 §7.1: DDP kept the failed segment's header and length
+            fail(error, pendingEvent, ddp.terminateDdpHeader(), ddp.terminatePayloadLength(), null, 0);
+            ReceiveWqe w = receive;
+            if (error == DdpError.UNTAGGED_MESSAGE_TOO_LONG && w != null) {
+                // Verbs §8.1.2.1 (V-WR-10): the receive that was too small completes in error
+                receive = null;
+                engine.upcalls.receiveCompleted(w, WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION, 0, false, 0);
+            }
+        } else {
+            fail(error, pendingEvent, headerFlyweight(), segmentLengthField(), null, 0);
+        }
+    }
+
+    private void fail(IwarpError error, AsyncEventType event, DdpHeaderFlyweight header, int segmentLength,
+                      MemorySegment readRequestSegment, long readRequestOffset) {
+        if (engine.latch.set(error, header, segmentLength, readRequestSegment, readRequestOffset)) {
+            engine.remoteError(error, event);
+        }
+    }
+
+    private DdpHeaderFlyweight headerFlyweight() {
+        return switch (headerLength) {
+            case TaggedHeaderFlyweight.HEADER_LENGTH -> taggedCopy.wrap(headerCopy, 0);
+            case UntaggedHeaderFlyweight.HEADER_LENGTH -> untaggedCopy.wrap(headerCopy, 0);
+            default -> null;
+        };
+    }
+
+    /** wire-format §7 item 7, as siw: the payload after the DDP and RDMAP headers. */
+    private int segmentLengthField() {
+        int rdmapHeader = opcode == null || opcode.ulpPayload() ? 0 : opcode.headerLength();
+        return Math.max(0, payloadLength - rdmapHeader);
+    }
+
+    private static AsyncEventType eventFor(DdpError error, int queueNumber) {
+        return switch (error) {
+            case TAGGED_INVALID_STAG -> AsyncEventType.TAGGED_INVALID_STAG;
+            case TAGGED_BASE_OR_BOUNDS -> AsyncEventType.TAGGED_BASE_BOUNDS;
+            case TAGGED_STAG_NOT_ASSOCIATED -> AsyncEventType.TAGGED_INVALID_PD;
+            case TAGGED_TO_WRAP -> AsyncEventType.TAGGED_WRAP;
+            case TAGGED_INVALID_VERSION, UNTAGGED_INVALID_VERSION -> AsyncEventType.INVALID_DDP_VERSION;
+            case UNTAGGED_INVALID_QN -> AsyncEventType.INVALID_DDP_QUEUE_NUMBER;
+            case UNTAGGED_MSN_RANGE -> queueNumber == DdpReceiver.QN_READ_REQUEST
+                    ? AsyncEventType.IRRQ_INVALID_MSN_RANGE : AsyncEventType.RQ_INVALID_MSN_RANGE;
+            case UNTAGGED_NO_BUFFER -> AsyncEventType.RQ_INVALID_MSN_RANGE; // Fig. 24: "e.g. no receive posted"
+            case UNTAGGED_INVALID_MO -> AsyncEventType.RQ_INVALID_MSN_GAP;
+            default -> AsyncEventType.LOCAL_QP_CATASTROPHIC; // message too long, local catastrophic
+        };
+    }
+}

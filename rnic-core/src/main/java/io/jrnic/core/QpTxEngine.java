@@ -1,0 +1,282 @@
+package io.jrnic.core;
+
+import io.jrnic.api.Opcode;
+import io.jrnic.ddp.TaggedHeaderFlyweight;
+import io.jrnic.ddp.UntaggedHeaderFlyweight;
+import io.jrnic.rdmap.RdmapMessageEncoder;
+import io.jrnic.rdmap.RdmapOpcode;
+import io.jrnic.rdmap.TerminateHeaderFlyweight;
+import io.jrnic.wire.IwarpError;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The transmit state machine of one QP (siw's qp_tx): one FPDU at a time from the current SQ
+ * message or Read Response, resuming where the link stopped accepting FPDUs.
+ *
+ * <ul>
+ *   <li><b>Segmentation.</b> Each DDP segment carries at most MULPDU - header bytes (RFC 5041 §5.2)
+ *       and never crosses an SGE boundary, so that its payload is one slice of registered memory
+ *       that the link gathers behind the header without a copy. (This is why the TX path encodes
+ *       headers with {@link RdmapMessageEncoder} instead of driving {@code DdpSegmenter}, which cuts
+ *       one contiguous payload.) All segments of a message except the last carry L=0; a
+ *       zero-length message is one segment with L=1 (RFC 5041 §5.2, R-WRITE-019, R-SEND-019).</li>
+ *   <li><b>MSNs.</b> Send types on queue 0 and Read Requests on queue 1 number their messages from
+ *       the link's first MSN (1, or 2 after an RTR, RFC 6581 §9.3); the Terminate uses MSN 1 on
+ *       queue 2 (R-TERM-020).</li>
+ *   <li><b>Interleaving (RFC 5040 §5.5).</b> SQ messages and Read Responses are independent
+ *       ordered streams: each keeps its own order (R-ORD-015, R-READ-029), and the engine alternates
+ *       between them at message boundaries, so neither starves the other.</li>
+ *   <li><b>Completion.</b> A Send or Write completes when the link reports the last FPDU handed to
+ *       the LLP (RFC 5040 §5: R-ORD-016); a Read completes on its last Read Response
+ *       ({@link QpRxEngine}).</li>
+ * </ul>
+ *
+ * <p>Thread safety: confined to the engine's event loop.
+ */
+final class QpTxEngine {
+    private static final int KIND_SEND = 0;
+    private static final int KIND_WRITE = 1;
+    private static final int KIND_READ = 2;
+
+    private final QpEngine engine;
+    private final RdmapMessageEncoder encoder;
+    private final MemorySegment header = MemorySegment.ofArray(
+            new byte[UntaggedHeaderFlyweight.HEADER_LENGTH + TerminateHeaderFlyweight.MAX_LENGTH]);
+    final OutstandingReads ord;
+    final InboundReadQueue ird;
+
+    // SQ WQEs not started yet, and WQEs whose last FPDU awaits the LLP (intrusive FIFOs)
+    private SendWqe queueHead;
+    private SendWqe queueTail;
+    private SendWqe sentHead;
+    private SendWqe sentTail;
+    private long nextToken;
+
+    private int sendMsn = 1;
+    private int readMsn = 1;
+    /** Whether the link asked us to wait for writability. */
+    boolean blocked;
+    private boolean preferResponse;
+
+    // the SQ message in progress
+    private SendWqe current;
+    private int kind;
+    private RdmapOpcode opcode;
+    private long length;
+    private long done;
+    private int sge;
+    private long sgeDone;
+    private boolean responding;
+
+    QpTxEngine(QpEngine engine, int maxOrd, int maxIrd) {
+        this.engine = engine;
+        this.encoder = new RdmapMessageEncoder(engine.features);
+        this.ord = new OutstandingReads(maxOrd);
+        this.ird = new InboundReadQueue(maxIrd);
+    }
+
+    void resetMsns(int firstSendMsn, int firstReadMsn) {
+        sendMsn = firstSendMsn;
+        readMsn = firstReadMsn;
+    }
+
+    void enqueue(SendWqe w) {
+        w.txNext = null;
+        if (queueTail == null) {
+            queueHead = w;
+        } else {
+            queueTail.txNext = w;
+        }
+        queueTail = w;
+    }
+
+    boolean hasWork() {
+        return current != null || responding || queueHead != null || !ird.isEmpty();
+    }
+
+    /**
+     * Sends up to {@code budget} FPDUs.
+     *
+     * @return FPDUs handed to the link
+     */
+    int pump(int budget) {
+        int n = 0;
+        while (n < budget && !blocked) {
+            if (current == null && !responding) {
+                boolean response = !ird.isEmpty();
+                boolean sq = queueHead != null;
+                if (!response && !sq) {
+                    break;
+                }
+                if (response && (!sq || preferResponse)) {
+                    responding = true;
+                } else {
+                    begin(pollQueue());
+                }
+            }
+            if (responding) {
+                if (sendResponseSegment()) {
+                    responding = false;
+                    preferResponse = false;
+                }
+            } else {
+                SendWqe w = current;
+                boolean finished;
+                try {
+                    finished = sendSqSegment();
+                } catch (IllegalStateException | IndexOutOfBoundsException e) {
+                    // registered memory went away under the WQE (closed arena): V-TERM-8
+                    current = null;
+                    engine.localFailure(w);
+                    return n;
+                }
+                if (finished) {
+                    current = null;
+                    preferResponse = true;
+                }
+            }
+            n++;
+        }
+        return n;
+    }
+
+    private SendWqe pollQueue() {
+        SendWqe w = queueHead;
+        queueHead = w.txNext;
+        if (queueHead == null) {
+            queueTail = null;
+        }
+        w.txNext = null;
+        return w;
+    }
+
+    private void begin(SendWqe w) {
+        current = w;
+        done = 0;
+        sge = 0;
+        sgeDone = 0;
+        Opcode op = w.opcode;
+        switch (op) {
+            case SEND -> opcode = RdmapOpcode.SEND;
+            case SEND_SE -> opcode = RdmapOpcode.SEND_SE;
+            case SEND_INVALIDATE -> opcode = RdmapOpcode.SEND_INVALIDATE;
+            case SEND_SE_INVALIDATE -> opcode = RdmapOpcode.SEND_SE_INVALIDATE;
+            case RDMA_WRITE -> opcode = RdmapOpcode.RDMA_WRITE;
+            default -> opcode = RdmapOpcode.READ_REQUEST; // RDMA Read and Read with Invalidate Local
+        }
+        kind = op.isRead() ? KIND_READ : op == Opcode.RDMA_WRITE ? KIND_WRITE : KIND_SEND;
+        length = w.inline ? w.inlineLength : w.totalLength();
+    }
+
+    /** Sends the next FPDU of the current SQ message; true when it was the message's last. */
+    private boolean sendSqSegment() {
+        SendWqe w = current;
+        int mulpdu = engine.link.mulpdu();
+        if (kind == KIND_READ) {
+            // RFC 5040 §4.4, §5.2.1: one Read Request on queue 1; the ORD queue matches its response
+            ord.add(w);
+            int n = encoder.readRequest(header, 0, readMsn++, w.stags[0], w.tos[0], w.lengths[0], w.remoteStag,
+                    w.remoteTo);
+            blocked = !engine.link.send(header, 0, n, null, 0, 0);
+            return true;
+        }
+        int headerLength = kind == KIND_WRITE ? TaggedHeaderFlyweight.HEADER_LENGTH
+                : UntaggedHeaderFlyweight.HEADER_LENGTH;
+        int room = mulpdu - headerLength;
+        MemorySegment payload = null;
+        long payloadOffset = 0;
+        int chunk = 0;
+        if (done < length) {
+            if (w.inline) {
+                payload = w.inlineSegment;
+                payloadOffset = done;
+                chunk = (int) Math.min(room, length - done);
+            } else {
+                while (sgeDone == (w.lengths[sge] & 0xFFFF_FFFFL)) {
+                    sge++;
+                    sgeDone = 0;
+                }
+                payload = w.sgeMemory[sge];
+                payloadOffset = w.sgeOffset[sge] + sgeDone;
+                chunk = (int) Math.min(room, (w.lengths[sge] & 0xFFFF_FFFFL) - sgeDone);
+                sgeDone += chunk;
+            }
+        }
+        boolean last = done + chunk == length;
+        int n = kind == KIND_WRITE
+                ? encoder.taggedHeader(header, 0, opcode, last, w.remoteStag, w.remoteTo + done)
+                : encoder.untaggedHeader(header, 0, opcode, last, w.invalidateStag, sendMsn, (int) done);
+        done += chunk;
+        if (!last) {
+            blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk);
+            return false;
+        }
+        if (kind == KIND_SEND) {
+            sendMsn++;
+        }
+        w.txToken = nextToken++;
+        w.txNext = null;
+        if (sentTail == null) {
+            sentHead = w;
+        } else {
+            sentTail.txNext = w;
+        }
+        sentTail = w;
+        blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
+        return true;
+    }
+
+    /** Sends the next FPDU of the Read Response at the IRD head; true when it was the last. */
+    private boolean sendResponseSegment() {
+        int room = engine.link.mulpdu() - TaggedHeaderFlyweight.HEADER_LENGTH;
+        long size = ird.headSize();
+        long sent = ird.headSent();
+        int chunk = (int) Math.min(room, size - sent);
+        boolean last = sent + chunk == size;
+        // RFC 5040 §4.4 / R-READ-005: Sink STag copied, TO advancing from the Sink TO
+        int n = encoder.taggedHeader(header, 0, RdmapOpcode.READ_RESPONSE, last, ird.headSinkStag(),
+                ird.headSinkTo() + sent);
+        MemorySegment source = chunk == 0 ? null : ird.headSource();
+        long sourceOffset = ird.headSourceOffset() + sent;
+        ird.headSent(sent + chunk);
+        if (last) {
+            ird.pop();
+        }
+        blocked = !engine.link.send(header, 0, n, source, sourceOffset, chunk);
+        return last;
+    }
+
+    /** Sends the Terminate for an error (RFC 5040 §4.8), with the latched headers when they match. */
+    void sendTerminate(IwarpError error) {
+        TerminateLatch latch = engine.latch;
+        boolean matching = latch.isSet() && latch.error() == error;
+        int n = encoder.terminate(header, 0, error, matching ? latch.ddpHeader() : null,
+                matching ? latch.segmentLength() : 0, matching ? latch.readRequest() : null);
+        engine.link.send(header, 0, n, null, 0, 0);
+    }
+
+    /** The link took every FPDU up to this token: complete the Sends and Writes it finished. */
+    void onSent(long token) {
+        while (sentHead != null && sentHead.txToken <= token) {
+            SendWqe w = sentHead;
+            sentHead = w.txNext;
+            if (sentHead == null) {
+                sentTail = null;
+            }
+            w.txNext = null;
+            engine.upcalls.sendCompleted(w, io.jrnic.api.WorkCompletionStatus.SUCCESS);
+        }
+    }
+
+    void clear() {
+        queueHead = null;
+        queueTail = null;
+        sentHead = null;
+        sentTail = null;
+        current = null;
+        responding = false;
+        ord.clear();
+        ird.clear();
+    }
+}

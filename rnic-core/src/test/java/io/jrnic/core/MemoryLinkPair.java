@@ -1,0 +1,357 @@
+package io.jrnic.core;
+
+import io.jrnic.mpa.FpduDeframer;
+import io.jrnic.mpa.FpduHandler;
+import io.jrnic.mpa.FpduWriter;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Two {@link FpduLink}s joined by an in-memory byte pipe that runs the real MPA code: every FPDU is
+ * framed by an {@link FpduWriter} (CRC and markers as configured) into bytes, and the bytes are fed
+ * to the peer's {@link FpduDeframer} in pseudo-random chunks (seeded), with direct placement
+ * through {@code directWindow()} / {@code placed(n)} where the deframer allows it, as a socket read
+ * into the target would. Each side has its own single-threaded executor, its event loop.
+ *
+ * <p>Thread safety: each endpoint is used on its own executor, as {@link FpduLink} requires.
+ */
+final class MemoryLinkPair implements AutoCloseable {
+    /** Link options. */
+    record Options(boolean crc, boolean markers, int mulpdu, int maxChunk, long seed, int highWaterMark) {
+        static Options defaults() {
+            return new Options(true, false, 1448, 3000, 42, 1 << 20);
+        }
+
+        Options withCrc(boolean c) {
+            return new Options(c, markers, mulpdu, maxChunk, seed, highWaterMark);
+        }
+
+        Options withMarkers(boolean m) {
+            return new Options(crc, m, mulpdu, maxChunk, seed, highWaterMark);
+        }
+
+        Options withMaxChunk(int n) {
+            return new Options(crc, markers, mulpdu, n, seed, highWaterMark);
+        }
+
+        Options withMulpdu(int n) {
+            return new Options(crc, markers, n, maxChunk, seed, highWaterMark);
+        }
+
+        Options withHighWaterMark(int n) {
+            return new Options(crc, markers, mulpdu, maxChunk, seed, n);
+        }
+    }
+
+    final Endpoint a;
+    final Endpoint b;
+
+    MemoryLinkPair(Options options) {
+        a = new Endpoint("A", options);
+        b = new Endpoint("B", options);
+        a.peer = b;
+        b.peer = a;
+    }
+
+    /** The TCP connection is lost under both sides (timeout): both report CONNECTION_LOST. */
+    void lose() {
+        a.executor.execute(() -> a.closed(FpduLink.Closure.CONNECTION_LOST));
+        b.executor.execute(() -> b.closed(FpduLink.Closure.CONNECTION_LOST));
+    }
+
+    /**
+     * Waits until both event loops have run everything queued so far (one round).
+     */
+    void settle() {
+        for (int i = 0; i < 4; i++) {
+            a.barrier();
+            b.barrier();
+        }
+    }
+
+    @Override
+    public void close() {
+        a.executor.shutdownNow();
+        b.executor.shutdownNow();
+    }
+
+    /** One side of the pipe. */
+    static final class Endpoint implements FpduLink {
+        final String name;
+        final Options options;
+        final ExecutorService executor;
+        final FpduWriter writer;
+        private final Random random;
+        Endpoint peer;
+        private FpduDeframer deframer;
+        private FpduHandler handler;
+        Listener listener;
+        private final ArrayDeque<byte[]> unflushed = new ArrayDeque<>();
+        private final List<Long> unflushedTokens = new ArrayList<>();
+        private final MemorySegment frame = MemorySegment.ofArray(new byte[70_000]);
+        private boolean closed;
+        private boolean closing;
+        private boolean wantWritable;
+        private long inFlight;
+        /** Bytes of all FPDUs this side sent (for tests that read the wire). */
+        final List<byte[]> sentUlpdus = new ArrayList<>();
+        volatile long directBytes;
+        volatile long fpdusSent;
+        volatile Closure closure;
+        /** MSNs as an RTR left them (RFC 6581 §9.3); set before the engine starts. */
+        int outboundSendMsn = 1;
+        int inboundSendMsn = 1;
+        int outboundReadMsn = 1;
+        int inboundReadMsn = 1;
+        private final ArrayDeque<byte[]> early = new ArrayDeque<>();
+
+        Endpoint(String name, Options options) {
+            this.name = name;
+            this.options = options;
+            // tasks posted after the test shut the loop down (engine resets on RNIC close) are dropped
+            this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+                Thread t = new Thread(r, "link-" + name);
+                t.setDaemon(true);
+                return t;
+            }, new ThreadPoolExecutor.DiscardPolicy());
+            this.writer = new FpduWriter(options.markers(), options.crc());
+            this.random = new Random(options.seed() ^ name.hashCode());
+        }
+
+        @Override
+        public java.util.concurrent.Executor executor() {
+            return executor;
+        }
+
+        @Override
+        public int mulpdu() {
+            return options.mulpdu();
+        }
+
+        @Override
+        public int firstOutboundSendMsn() {
+            return outboundSendMsn;
+        }
+
+        @Override
+        public int firstInboundSendMsn() {
+            return inboundSendMsn;
+        }
+
+        @Override
+        public int firstOutboundReadRequestMsn() {
+            return outboundReadMsn;
+        }
+
+        @Override
+        public int firstInboundReadRequestMsn() {
+            return inboundReadMsn;
+        }
+
+        @Override
+        public void start(FpduHandler handler, Listener listener) {
+            this.handler = handler;
+            this.listener = listener;
+            this.deframer = new FpduDeframer(options.markers(), options.crc(), 14, 65535, 0, handler);
+            while (!early.isEmpty()) {
+                feed(early.poll());
+            }
+        }
+
+        @Override
+        public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                            long payloadOffset, int payloadLength) {
+            return send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, -1);
+        }
+
+        @Override
+        public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                            long payloadOffset, int payloadLength, long token) {
+            if (headerLength + payloadLength > options.mulpdu()) {
+                throw new IllegalArgumentException("ULPDU of " + (headerLength + payloadLength) + " above MULPDU");
+            }
+            if (closed || closing) {
+                return false;
+            }
+            byte[] ulpdu = new byte[headerLength + payloadLength];
+            MemorySegment u = MemorySegment.ofArray(ulpdu);
+            MemorySegment.copy(header, headerOffset, u, 0, headerLength);
+            if (payloadLength > 0) {
+                MemorySegment.copy(payload, payloadOffset, u, headerLength, payloadLength);
+            }
+            sentUlpdus.add(ulpdu);
+            int n = writer.write(u, 0, ulpdu.length, frame, 0);
+            byte[] wire = new byte[n];
+            MemorySegment.copy(frame, 0, MemorySegment.ofArray(wire), 0, n);
+            unflushed.add(wire);
+            fpdusSent++;
+            if (token >= 0) {
+                unflushedTokens.add(token);
+            }
+            inFlight += n;
+            if (inFlight >= options.highWaterMark()) {
+                wantWritable = true;
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void flush() {
+            if (closed) {
+                return;
+            }
+            // TCP takes the bytes (reported first), then the peer reads them
+            if (!unflushedTokens.isEmpty()) {
+                long last = unflushedTokens.getLast();
+                unflushedTokens.clear();
+                Listener l = listener;
+                executor.execute(() -> {
+                    if (!closed) {
+                        l.onSent(last);
+                    }
+                });
+            }
+            int total = 0;
+            for (byte[] f : unflushed) {
+                total += f.length;
+            }
+            if (total > 0) {
+                byte[] data = new byte[total];
+                int at = 0;
+                while (!unflushed.isEmpty()) {
+                    byte[] f = unflushed.poll();
+                    System.arraycopy(f, 0, data, at, f.length);
+                    at += f.length;
+                }
+                Endpoint p = peer;
+                p.executor.execute(() -> p.receive(data, this));
+            }
+        }
+
+        /** Peer side: bytes arrive; feeds them to the deframer in random chunks. */
+        private void receive(byte[] data, Endpoint from) {
+            if (closed) {
+                return;
+            }
+            if (deframer == null) {
+                early.add(data);
+            } else {
+                feed(data);
+            }
+            int n = data.length;
+            from.executor.execute(() -> from.consumed(n));
+        }
+
+        private void feed(byte[] data) {
+            MemorySegment src = MemorySegment.ofArray(data);
+            int pos = 0;
+            while (pos < data.length && deframer.fault() == null && !closed) {
+                int chunk = 1 + random.nextInt(options.maxChunk());
+                int window = deframer.directWindow();
+                if (window > 0) {
+                    int n = Math.min(Math.min(window, chunk), data.length - pos);
+                    MemorySegment.copy(src, pos, deframer.directTarget(), deframer.directTargetOffset(), n);
+                    deframer.placed(n);
+                    directBytes += n;
+                    pos += n;
+                } else {
+                    int n = Math.min(chunk, data.length - pos);
+                    int taken = deframer.consume(src, pos, n);
+                    if (taken < n) {
+                        return;
+                    }
+                    pos += n;
+                }
+            }
+        }
+
+        private void consumed(int n) {
+            inFlight -= n;
+            if (wantWritable && inFlight < options.highWaterMark() / 2 && !closed) {
+                wantWritable = false;
+                listener.onWritable();
+            }
+        }
+
+        @Override
+        public void close() {
+            executor.execute(() -> {
+                if (closed || closing) {
+                    return;
+                }
+                flush();
+                closing = true;
+                Endpoint p = peer;
+                p.executor.execute(() -> {
+                    p.closed(Closure.REMOTE_CLOSE);
+                    executor.execute(() -> closed(Closure.LOCAL_CLOSE));
+                });
+            });
+        }
+
+        @Override
+        public void abort() {
+            executor.execute(() -> {
+                if (closed) {
+                    return;
+                }
+                unflushed.clear();
+                closed(Closure.LOCAL_ABORT);
+                Endpoint p = peer;
+                p.executor.execute(() -> p.closed(Closure.REMOTE_RESET));
+            });
+        }
+
+        void closed(Closure c) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            closure = c;
+            if (listener != null) {
+                listener.onClosed(c);
+            }
+        }
+
+        /** Sends raw ULPDUs as this side's next FPDUs, in one flush (tests acting as the peer). */
+        void inject(byte[]... ulpdus) {
+            executor.execute(() -> {
+                for (byte[] ulpdu : ulpdus) {
+                    MemorySegment u = MemorySegment.ofArray(ulpdu);
+                    send(u, 0, ulpdu.length, null, 0, 0);
+                }
+                flush();
+            });
+        }
+
+        /** Sends a raw ULPDU whose FPDU has its last CRC byte flipped (a corrupted stream). */
+        void injectCorrupted(byte[] ulpdu) {
+            executor.execute(() -> {
+                MemorySegment u = MemorySegment.ofArray(ulpdu);
+                int n = writer.write(u, 0, ulpdu.length, frame, 0);
+                byte[] wire = new byte[n];
+                MemorySegment.copy(frame, 0, MemorySegment.ofArray(wire), 0, n);
+                wire[n - 1] ^= 0x5A;
+                unflushed.add(wire);
+                flush();
+            });
+        }
+
+        void barrier() {
+            try {
+                executor.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError("event loop " + name + " did not settle", e);
+            }
+        }
+    }
+}
