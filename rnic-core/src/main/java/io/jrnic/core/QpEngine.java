@@ -164,7 +164,8 @@ public final class QpEngine implements QpTransport {
 
     @Override
     public void terminate(TerminateMessage message) {
-        if (deliveryContext && !latch.isSet() && message.terminateControl() != TerminateMessage.LOCAL_CATASTROPHIC) {
+        if (deliveryContext && rx != null && !latch.isSet()
+                && message.terminateControl() != TerminateMessage.LOCAL_CATASTROPHIC) {
             // the QP failed the receive being completed (e.g. Send with Invalidate, RFC 5040 §5.3):
             // the Terminate carries that Send's DDP header (RFC 5040 §7.1 case 2)
             rx.latchDelivered(errorFor(message.terminateControl()));
