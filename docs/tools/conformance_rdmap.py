@@ -211,15 +211,15 @@ j("R-READ-026", "done", "QpRxEngine.bufferCapacity always gives QN1 a slot; Inbo
 j("R-READ-027", "done", "EngineDataPathTest#everyOperationAtEverySegmentBoundary (Read WR completes with the data)")
 j("R-READ-028", "done", "EngineErrorTest#readResponseWithoutOutstandingReadIsUnexpectedOpcode")
 j("R-READ-029", "done", "{auto}; EngineDataPathTest#readsBeyondOrdWaitAndCompleteInOrder")
-j("R-READ-030", "partial", "a Read Response is accepted only while a Read is outstanding and only through a valid Local-Write STag of the QP's PD (QpRxEngine.resolve), but its Sink STag/TO/length are not compared with the ORD head's request (engine.md open point 6)")
-j("R-READ-031", "partial", "sent Responses use the one Sink STag of their request (QpTxEngine.sendResponseSegment); received Response segments are not checked to stay in the requested sink buffer (needs R-READ-030)")
+j("R-READ-030", "done", "{auto}: every Read Response segment is compared with the ORD head's Sink STag, requested range and length (QpRxEngine.readResponseMismatch)")
+j("R-READ-031", "done", "{auto}: received Response segments must stay inside the requested sink range of their one Sink STag; sent ones use the request's Sink STag (QpTxEngine)")
 j("R-READ-040", "done", "ConnectionManagerTest#revisionTwoNegotiatesIrdOrdAndAppliesThemToBothQueuePairs, ConnectionManagerTest#withoutNegotiationEachQueuePairKeepsItsReadDepths")
 j("R-READ-041", "done", "ConnectionManagerTest#revisionTwoNegotiatesIrdOrdAndAppliesThemToBothQueuePairs (values visible through Query QP)")
 j("R-READ-042", "done", "MpaNegotiatorTest#irdOrdNegotiationV_IRD_19, MpaNegotiatorTest#responderRejectsInsufficientInitiatorIrdStatingRequiredOrd")
 j("R-READ-043", "done", "{auto}; QueuePairWorkRequestTest#ordLimitsReadsOnTheWireButNotPosting")
 j("R-READ-044", "done", "{auto} (Read Requests; the IRD check counts every QN1 request, the extension requests arrive with the " + DP + ")")
 j("R-READ-045", "done", "EngineErrorTest#zeroLengthReadNeedsNoSourceStag (one zero-length Response), EngineDataPathTest#everyOperationAtEverySegmentBoundary (size 0 Read takes the ORD/QN1/IRD path of every Read)")
-j("R-READ-046", "partial", "no outstanding Read -> 0/2/0x06 done (EngineErrorTest#readResponseWithoutOutstandingReadIsUnexpectedOpcode); the STag/TO/length match against the request (1/1/0x00, 1/1/0x01) is not done (R-READ-030)")
+j("R-READ-046", "done", "EngineErrorTest#readResponseWithoutOutstandingReadIsUnexpectedOpcode, {auto}")
 j("R-READ-047", "design", "InboundReadQueue keeps the source memory, QpTxEngine.sendResponseSegment reads it segment by segment when the Response is sent")
 
 # ---- R-ORD ----

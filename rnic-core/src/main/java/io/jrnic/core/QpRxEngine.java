@@ -297,12 +297,49 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
                     rdmapError(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE); // R-ERR-021
                     return;
                 }
+                DdpError mismatch = readResponseMismatch(s);
+                if (mismatch != null) {
+                    ddp.stop(); // RFC 5040 §7.1: nothing after the first error
+                    pendingError = mismatch;
+                    pendingEvent = eventFor(mismatch, -1);
+                    return;
+                }
                 taggedTarget(s);
             }
             case RDMA_WRITE -> taggedTarget(s);
             case SEND, SEND_SE, SEND_INVALIDATE, SEND_SE_INVALIDATE -> untaggedTarget();
             default -> { } // Read Request, Terminate: processed whole at delivery
         }
+    }
+
+    /**
+     * RFC 5040 §5.2.2 (R-READ-030, R-READ-031, R-READ-046): a Read Response must land in the one
+     * sink buffer its Read Request named, within the requested length. The STag table alone would
+     * let a faulty or hostile responder write anywhere the region grants Local Write. Checks the
+     * head of the ORD queue, which is the Read being answered (responses come in request order).
+     *
+     * @return TAGGED_INVALID_STAG for another STag, TAGGED_BASE_OR_BOUNDS for bytes outside the
+     *         requested range or a last segment that leaves the Read short; null when it matches
+     */
+    private DdpError readResponseMismatch(InboundSegment s) {
+        OutstandingReads ord = engine.tx.ord;
+        SendWqe head = ord.head();
+        long size = head.lengths[0] & 0xFFFF_FFFFL;
+        long received = ord.headReceived();
+        if (payloadLength > 0) {
+            // RFC 5041 §5.2: STag and TO of a zero-length tagged segment are not checked
+            if (s.stag() != head.stags[0]) {
+                return DdpError.TAGGED_INVALID_STAG;
+            }
+            long offsetInSink = s.taggedOffset() - head.tos[0]; // unsigned: a TO below the sink wraps high
+            if (Long.compareUnsigned(offsetInSink, size) >= 0 || payloadLength > size - offsetInSink) {
+                return DdpError.TAGGED_BASE_OR_BOUNDS;
+            }
+        }
+        if (last && received + payloadLength != size) {
+            return DdpError.TAGGED_BASE_OR_BOUNDS; // the Response is shorter than the Read's length
+        }
+        return null;
     }
 
     private void taggedTarget(InboundSegment s) {
@@ -531,7 +568,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     private void failSegment(MemorySegment segment, long offset) {
         IwarpError error = pendingError;
-        if (error instanceof DdpError) {
+        if (error instanceof DdpError && ddp.firstError() != null) {
             // RFC 5041 §7.1: DDP kept the failed segment's header and length
             fail(error, pendingEvent, ddp.terminateDdpHeader(), ddp.terminatePayloadLength(), null, 0);
             ReceiveWqe w = receive;
