@@ -327,7 +327,7 @@ j("R-SEC-014", "done", "MemoryRegionTest#deallocateRevokesAccessAndFreesTheIndex
 j("R-SEC-015", "done", "{auto}; EngineErrorTest#readRequestWithoutRemoteReadIsAccessViolation")
 j("R-SEC-016", "partial", "every segment looks the STag up again, so revocation stops later segments (MemoryRegionTest#deallocateRevokesAccessAndFreesTheIndex); a segment already validated and being placed is not fenced by a concurrent revoke, and no engine test covers revoke during traffic")
 j("R-SEC-017", "partial", "remote invalidation of a Shared MR or of a region with a bound window is refused (QueuePairWorkRequestTest#remoteInvalidateChecks, EngineErrorTest#sendWithInvalidateOfRegionWithBoundWindowFails), but a region reachable from several QPs of its PD can still be invalidated remotely (Verbs model), and the code is not 'STag cannot be Invalidated' in every case (R-ERR-024)")
-j("R-SEC-018", "partial", "the 8-bit key is chosen by the consumer (MemoryRegionTest#stagIsIndexAndConsumerKey), but StagTable hands out the lowest free index, so indices are predictable; a random sparse index is not done")
+j("R-SEC-018", "done", "{auto}: an STag index is a table slot below random bits from SecureRandom (StagTable.reserve); with the default 131072 entries 6 bits are random, smaller tables get more (up to 20 with 8 entries), and the 8-bit key is the consumer's")
 j("R-SEC-019", "n/a", "in-process library: the process is the single ULP trust domain; CQ sharing is the application's choice")
 j("R-SEC-020", "done", "CompletionQueueTest#overflowRaisesCqErrorAndTerminatesOnlyThatQp")
 j("R-SEC-021", "done", "EngineErrorTest#readRequestBeyondIrdIsCatastrophicLocalized")

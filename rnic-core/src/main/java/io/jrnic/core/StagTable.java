@@ -6,20 +6,33 @@ import io.jrnic.api.StagState;
 import io.jrnic.api.WorkCompletionStatus;
 
 import java.lang.foreign.MemorySegment;
+import java.security.SecureRandom;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The STag table of one RNIC: entries indexed by the 24-bit STag index (index 0 is STag 0 and is
+ * The STag table of one RNIC: entries found by the 24-bit STag index (index 0 is STag 0 and is
  * never handed out, Verbs §7.2.1), keys compared exactly, plus the zero-allocation access checks
  * of Verbs §7.4 to §7.6 (local SGEs) and §7.6.3 / §7.10.6.2 (incoming tagged access).
+ *
+ * <p>An index is a table slot in its low bits and random bits above them (RFC 5042 §5.1.2,
+ * R-SEC-018: STags should not be predictable, so a peer cannot reach a region whose STag was never
+ * advertised to it by counting). The slot keeps the lookup one array access; the full index stored
+ * in the entry is compared, so a stale or guessed index with the right slot still fails. With a
+ * table of 2^24 slots there are no random bits left; the default capacity leaves several.
  *
  * <p>Thread safety: allocation and release are synchronized; lookups and checks are lock free.
  */
 final class StagTable {
+    private static final int INDEX_BITS = 24;
+
     private final AtomicReferenceArray<StagEntry> entries;
     private final int[] free;
     private int freeTop;
     private final MemorySegment physicalMemory;
+    private final int slotBits;
+    private final int slotMask;
+    // registration path only (not the data path): a strong generator costs nothing that matters
+    private final SecureRandom random = new SecureRandom();
 
     /**
      * Creates a table.
@@ -35,6 +48,11 @@ final class StagTable {
         }
         freeTop = capacity;
         this.physicalMemory = physicalMemory;
+        this.slotBits = 32 - Integer.numberOfLeadingZeros(capacity); // slots 1 .. capacity
+        if (slotBits > INDEX_BITS) {
+            throw new IllegalArgumentException("an STag table holds at most 2^24 - 1 entries, asked " + capacity);
+        }
+        this.slotMask = (1 << slotBits) - 1;
     }
 
     /**
@@ -43,7 +61,12 @@ final class StagTable {
      * @return the index, or -1 when the table is full
      */
     synchronized int reserve() {
-        return freeTop == 0 ? -1 : free[--freeTop];
+        if (freeTop == 0) {
+            return -1;
+        }
+        int slot = free[--freeTop];
+        int randomBits = INDEX_BITS - slotBits;
+        return randomBits == 0 ? slot : random.nextInt(1 << randomBits) << slotBits | slot;
     }
 
     /**
@@ -52,7 +75,7 @@ final class StagTable {
      * @param entry the entry
      */
     void publish(StagEntry entry) {
-        entries.set(entry.index, entry);
+        entries.set(entry.index & slotMask, entry);
     }
 
     /**
@@ -61,8 +84,9 @@ final class StagTable {
      * @param index the index
      */
     synchronized void release(int index) {
-        entries.set(index, null);
-        free[freeTop++] = index;
+        int slot = index & slotMask;
+        entries.set(slot, null);
+        free[freeTop++] = slot;
     }
 
     /**
@@ -73,7 +97,12 @@ final class StagTable {
      */
     StagEntry lookup(int stag) {
         int index = stag >>> 8;
-        return index == 0 || index >= entries.length() ? null : entries.get(index);
+        int slot = index & slotMask;
+        if (index == 0 || slot >= entries.length()) {
+            return null;
+        }
+        StagEntry e = entries.get(slot);
+        return e != null && e.index == index ? e : null;
     }
 
     /**
