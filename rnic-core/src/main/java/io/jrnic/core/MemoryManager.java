@@ -472,44 +472,44 @@ final class MemoryManager {
 
     /**
      * Invalidation requested by an incoming Send with Invalidate (Verbs §7.8, §7.10.6.3, §8.2.2.1
-     * rule 1): the local checks plus the remote-right requirement of V-MR-122.
+     * rule 1; RFC 5040 §5.3): the local checks plus the remote-right requirement of V-MR-122.
      *
      * @param qp   the receiving QP (its PD is used even for S-RQ WQEs, V-SRQ-27)
      * @param stag the STag named by the peer
-     * @return null on success, else the completion status of the receive (Figure 23 RQ remote errors)
+     * @return null on success, else why it was refused (completion status and Terminate code)
      */
-    WorkCompletionStatus invalidateRemote(SoftQueuePair qp, int stag) {
+    InvalidateRefusal invalidateRemote(SoftQueuePair qp, int stag) {
         synchronized (rnic.memoryLock) {
             StagEntry e = stag >>> 8 == 0 ? null : table.lookup(stag);
             if (e == null || e.binding.state() == StagState.FREE) {
-                return WorkCompletionStatus.INVALID_STAG; // Fig. 23: 0x0100, includes STag 0 (V-MR-26)
+                return InvalidateRefusal.UNKNOWN_STAG; // includes STag 0 (V-MR-26)
             }
             StagBinding b = e.binding;
             if (b.state() == StagState.VALID && b.key() != (stag & 0xFF)) {
-                return WorkCompletionStatus.INVALID_STAG;
+                return InvalidateRefusal.UNKNOWN_STAG;
             }
             if (!qp.inboundRead() && !qp.inboundWrite()) {
-                return WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR; // V-MR-122: QP remote right
+                return InvalidateRefusal.QP_WITHOUT_REMOTE_ACCESS;
             }
             if (e instanceof SoftMemoryRegion mr) {
                 if (mr.shared) {
-                    return WorkCompletionStatus.INVALID_STAG; // V-MR-114
+                    return InvalidateRefusal.SHARED_REGION;
                 }
                 if (b.pd() != qp.pd()) {
-                    return WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR; // 0x0103
+                    return InvalidateRefusal.REGION_OF_OTHER_PD;
                 }
                 if (b.state() == StagState.VALID && (b.rights() & AccessRights.REMOTE_MASK) == 0) {
-                    return WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR; // V-MR-85: 0x0102
+                    return InvalidateRefusal.REGION_WITHOUT_REMOTE_RIGHTS;
                 }
                 if (mr.boundWindows > 0) {
-                    return WorkCompletionStatus.ACCESS_VIOLATION; // Fig. 23: 0x0109
+                    return InvalidateRefusal.REGION_WITH_BOUND_WINDOWS;
                 }
                 mr.binding = StagBinding.invalid(b.key(), b.pd());
                 return null;
             }
             SoftMemoryWindow mw = (SoftMemoryWindow) e;
             if (b.state() == StagState.VALID ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
-                return WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR; // V-MW-45
+                return InvalidateRefusal.WINDOW_OF_OTHER_QP;
             }
             unbind(mw);
             mw.binding = StagBinding.invalid(b.key(), qp.pd());

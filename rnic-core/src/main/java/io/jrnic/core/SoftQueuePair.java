@@ -796,8 +796,9 @@ final class SoftQueuePair implements QueuePair {
     }
 
     /**
-     * Terminate code of a receive completion error (Verbs §8.3.2 Figure 23): the remote
-     * invalidation errors carry their RDMAP codes, every other RQ error is 0x0000.
+     * Terminate code of a receive completion error the transport reported (Verbs §8.3.2 Figure
+     * 23): an invalid STag carries its RDMAP code, every other RQ error is 0x0000. A refused remote
+     * invalidation brings its own code ({@link InvalidateRefusal}).
      */
     private static int terminateCodeOf(WorkCompletionStatus status) {
         return switch (status) {
@@ -895,11 +896,13 @@ final class SoftQueuePair implements QueuePair {
                         return;
                     }
                     WorkCompletionStatus st = status;
+                    int terminateCode = terminateCodeOf(st);
                     if (st == WorkCompletionStatus.SUCCESS && invalidatedStag != 0) {
                         // V-WRP-31: after placement, before the receive completes
-                        WorkCompletionStatus inv = rnic.memory.invalidateRemote(SoftQueuePair.this, invalidatedStag);
-                        if (inv != null) {
-                            st = inv;
+                        InvalidateRefusal refused = rnic.memory.invalidateRemote(SoftQueuePair.this, invalidatedStag);
+                        if (refused != null) {
+                            st = refused.status;
+                            terminateCode = refused.terminateCode; // RFC 5040 §5.3
                         }
                     }
                     w.done = true;
@@ -910,7 +913,7 @@ final class SoftQueuePair implements QueuePair {
                     w.invalidatedStag = invalidatedStag;
                     completeReceives();
                     if (st != WorkCompletionStatus.SUCCESS) {
-                        enterTerminate(new TerminateMessage(terminateCodeOf(st), true, null));
+                        enterTerminate(new TerminateMessage(terminateCode, true, null));
                     }
                 }
             } finally {

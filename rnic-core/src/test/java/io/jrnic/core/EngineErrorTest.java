@@ -326,7 +326,7 @@ class EngineErrorTest extends EngineFixture {
     }
 
     @Test
-    void sendWithInvalidateOfRegionWithBoundWindowFails_V_ERR_8() {
+    void sendWithInvalidateOfRegionWithBoundWindowFails_V_ERR_8_R_ERR_024_AMB_06() {
         engineWithRawPeer();
         MemoryRegion mr = a.pd.registerMemory(a.rnic.allocateMemory(4096, 8), RIGHTS | AccessRights.BIND_WINDOW);
         MemoryWindow mw = a.pd.allocateWindow();
@@ -336,7 +336,8 @@ class EngineErrorTest extends EngineFixture {
         byte[] s = Wire.untagged(Wire.SEND_INVALIDATE, true, mr.stag(), 0, 1, 0, PAYLOAD);
         raw.send(s);
         byte[] t = awaitTerminate();
-        assertBytes(t, Wire.TERMINATE_HEADER + " 0109c000 0010 " + header(s, 18));
+        // AMB-06: the region's state (windows bound) forbids it: Remote Operation, 0/2/0x09
+        assertBytes(t, Wire.TERMINATE_HEADER + " 0209c000 0010 " + header(s, 18));
         assertThat(mr.query().state()).isEqualTo(io.jrnic.api.StagState.VALID);
     }
 

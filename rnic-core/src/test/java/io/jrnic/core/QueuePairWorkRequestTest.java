@@ -406,7 +406,7 @@ class QueuePairWorkRequestTest extends VerbsFixture {
     }
 
     @Test
-    void remoteInvalidateChecks_V_MR_85_V_MR_114_V_MR_121_V_MR_122_V_MR_124_V_MW_45_V_ERR_8_V_ERR_52() {
+    void remoteInvalidateChecks_V_MR_85_V_MR_114_V_MR_121_V_MR_122_V_MR_124_V_MW_45_V_ERR_8_V_ERR_52_R_ERR_024_R_SEC_017_AMB_06() {
         MemorySegment m = rnic.allocateMemory(4096, 4096);
         MemoryRegion localOnly = pd.registerMemory(m, AccessRights.LOCAL, 1, AddressType.ZERO_BASED, 0, true);
         MemoryRegion otherPd = rnic.allocatePd().registerMemory(m, AccessRights.LOCAL_WRITE | AccessRights.REMOTE_WRITE,
@@ -415,10 +415,12 @@ class QueuePairWorkRequestTest extends VerbsFixture {
                 AddressType.ZERO_BASED, 0, true);
         MemoryRegion shared = pd.registerSharedMemory(base.stag(), AccessRights.LOCAL_READ | AccessRights.REMOTE_READ,
                 4, AddressType.ZERO_BASED, 0);
+        // RFC 5040 §5.3/§7.2 with AMB-06: refused for protection reasons -> 0/1/0x09 "STag cannot be
+        // Invalidated"; an STag that names nothing -> 0/1/0x00 invalid STag
         Object[][] cases = {
-            {localOnly.stag(), WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR, 0x0103},
-            {otherPd.stag(), WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR, 0x0103},
-            {shared.stag(), WorkCompletionStatus.INVALID_STAG, 0x0100},
+            {localOnly.stag(), WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR, 0x0109},
+            {otherPd.stag(), WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR, 0x0109},
+            {shared.stag(), WorkCompletionStatus.INVALID_STAG, 0x0109},
             {0x00FF_FF00, WorkCompletionStatus.INVALID_STAG, 0x0100},
         };
         for (Object[] c : cases) {
@@ -448,6 +450,7 @@ class QueuePairWorkRequestTest extends VerbsFixture {
                 org.assertj.core.groups.Tuple.tuple(9L, WorkCompletionStatus.SUCCESS),
                 org.assertj.core.groups.Tuple.tuple(2L, WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR),
                 org.assertj.core.groups.Tuple.tuple(3L, WorkCompletionStatus.SUCCESS));
+        assertThat(ts.terminates.getFirst().terminateControl()).isEqualTo(0x0109); // protection reason
         assertThat(mw.query().state()).isEqualTo(StagState.INVALID);
     }
 }
