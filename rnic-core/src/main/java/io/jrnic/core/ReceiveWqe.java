@@ -7,12 +7,8 @@ package io.jrnic.core;
  *
  * <p>Thread safety: owned by the queue it sits in; accessed under that queue's or its QP's lock.
  */
-public final class ReceiveWqe {
+public final class ReceiveWqe extends WorkQueueElement {
     long wrId;
-    final int[] stags;
-    final long[] tos;
-    final int[] lengths;
-    int sgeCount;
     /** PD the SGEs are checked against: the QP's, or the S-RQ's (V-SRQ-26). */
     SoftProtectionDomain pd;
     /** Account released when this WQE's completion is polled. */
@@ -27,19 +23,12 @@ public final class ReceiveWqe {
     int invalidatedStag;
 
     ReceiveWqe(int maxSge) {
-        stags = new int[maxSge];
-        tos = new long[maxSge];
-        lengths = new int[maxSge];
+        super(maxSge);
     }
 
     void copyFrom(io.jrnic.api.ReceiveWorkRequest wr) {
         wrId = wr.wrId();
-        sgeCount = wr.sgeCount();
-        for (int i = 0; i < sgeCount; i++) {
-            stags[i] = wr.sgeStag(i);
-            tos[i] = wr.sgeTo(i);
-            lengths[i] = wr.sgeLength(i);
-        }
+        copySges(wr);
         done = false;
         status = null;
         byteLength = 0;
@@ -55,57 +44,5 @@ public final class ReceiveWqe {
      */
     public long wrId() {
         return wrId;
-    }
-
-    /**
-     * Number of SGEs.
-     *
-     * @return the count
-     */
-    public int sgeCount() {
-        return sgeCount;
-    }
-
-    /**
-     * STag of SGE {@code i}.
-     *
-     * @param i index
-     * @return the STag
-     */
-    public int sgeStag(int i) {
-        return stags[i];
-    }
-
-    /**
-     * TO of SGE {@code i}.
-     *
-     * @param i index
-     * @return the TO
-     */
-    public long sgeTo(int i) {
-        return tos[i];
-    }
-
-    /**
-     * Length of SGE {@code i}.
-     *
-     * @param i index
-     * @return the length
-     */
-    public int sgeLength(int i) {
-        return lengths[i];
-    }
-
-    /**
-     * Capacity of the SGL in bytes.
-     *
-     * @return the sum of the SGE lengths
-     */
-    public long totalLength() {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++) {
-            total += lengths[i] & 0xFFFF_FFFFL;
-        }
-        return total;
     }
 }

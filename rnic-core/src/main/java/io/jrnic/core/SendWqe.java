@@ -15,17 +15,13 @@ import java.lang.foreign.MemorySegment;
  * <p>Thread safety: guarded by the owning QP's lock; the transport may read a WQE it was handed
  * until it reports the WQE complete.
  */
-public final class SendWqe {
+public final class SendWqe extends WorkQueueElement {
     long wrId;
     Opcode opcode;
     boolean signaled;
     boolean readFence;
     boolean localFence;
     boolean inline;
-    final int[] stags;
-    final long[] tos;
-    final int[] lengths;
-    int sgeCount;
     final byte[] inlineData;
     int inlineLength;
     int remoteStag;
@@ -56,9 +52,7 @@ public final class SendWqe {
     long txToken;
 
     SendWqe(int maxSge, int maxInline) {
-        stags = new int[maxSge];
-        tos = new long[maxSge];
-        lengths = new int[maxSge];
+        super(maxSge);
         inlineData = new byte[maxInline];
         inlineSegment = MemorySegment.ofArray(inlineData);
         sgeMemory = new MemorySegment[maxSge];
@@ -72,12 +66,7 @@ public final class SendWqe {
         readFence = wr.readFence();
         localFence = wr.localFence();
         inline = wr.inline();
-        sgeCount = wr.sgeCount();
-        for (int i = 0; i < sgeCount; i++) {
-            stags[i] = wr.sgeStag(i);
-            tos[i] = wr.sgeTo(i);
-            lengths[i] = wr.sgeLength(i);
-        }
+        copySges(wr);
         inlineLength = 0;
         remoteStag = wr.remoteStag();
         remoteTo = wr.remoteTo();
@@ -141,58 +130,6 @@ public final class SendWqe {
      */
     public void copyInline(MemorySegment dst, long offset) {
         MemorySegment.copy(inlineData, 0, dst, java.lang.foreign.ValueLayout.JAVA_BYTE, offset, inlineLength);
-    }
-
-    /**
-     * Number of SGEs (for Read types: one, the local sink).
-     *
-     * @return the count
-     */
-    public int sgeCount() {
-        return sgeCount;
-    }
-
-    /**
-     * STag of SGE {@code i}.
-     *
-     * @param i index
-     * @return the STag
-     */
-    public int sgeStag(int i) {
-        return stags[i];
-    }
-
-    /**
-     * TO of SGE {@code i}.
-     *
-     * @param i index
-     * @return the TO
-     */
-    public long sgeTo(int i) {
-        return tos[i];
-    }
-
-    /**
-     * Length of SGE {@code i}.
-     *
-     * @param i index
-     * @return the length
-     */
-    public int sgeLength(int i) {
-        return lengths[i];
-    }
-
-    /**
-     * Sum of the SGE lengths (the message length, Verbs §8.1.3.2).
-     *
-     * @return bytes
-     */
-    public long totalLength() {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++) {
-            total += lengths[i] & 0xFFFF_FFFFL;
-        }
-        return total;
     }
 
     /**
