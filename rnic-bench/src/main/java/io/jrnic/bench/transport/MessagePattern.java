@@ -106,6 +106,26 @@ public final class MessagePattern {
     }
 
     /**
+     * Reads the sequence number of a message in native or heap memory.
+     *
+     * @param message the message (its first 8 bytes)
+     * @return the sequence number, big-endian
+     */
+    public static long sequence(MemorySegment message) {
+        return message.get(SEQUENCE_LAYOUT, SEQUENCE_OFFSET);
+    }
+
+    /**
+     * Writes the sequence number of a message in native or heap memory.
+     *
+     * @param message  the message (its first 8 bytes)
+     * @param sequence the sequence number, written big-endian
+     */
+    public static void sequence(MemorySegment message, long sequence) {
+        message.set(SEQUENCE_LAYOUT, SEQUENCE_OFFSET, sequence);
+    }
+
+    /**
      * Whether the pattern part of a received message equals the expected message.
      *
      * @param received    the received message

@@ -9,9 +9,10 @@ import java.io.IOException;
  * checking its sequence number and, with CRC on, its trailer.
  *
  * <p>{@link #send()} returns once the message is handed to the transport (for TCP: copied into the
- * socket send buffer; for the RNIC: the RDMA Write or Send completed locally, RFC 5040 semantics).
- * The transport's flow control bounds the messages in flight, so the rate of {@code send()} over a
- * measurement iteration is the delivered rate, to within the in-flight bytes.
+ * socket send buffer; for the RNIC: posted, with at most a window of work requests not yet completed
+ * locally, a completion meaning RFC 5040's "handed to the LLP"). The transport's flow control bounds
+ * the messages in flight, so the rate of {@code send()} over a measurement iteration is the delivered
+ * rate, to within the in-flight bytes.
  *
  * <p>Lifecycle: {@link Transport#openStream} connects and starts the consumer; {@link #finish()}
  * ends the stream, waits until the consumer has read everything, releases sockets and memory, and

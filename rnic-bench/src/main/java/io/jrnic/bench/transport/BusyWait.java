@@ -1,0 +1,74 @@
+package io.jrnic.bench.transport;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The idle step of a busy-polling loop: spin, and now and then yield and check a deadline. No
+ * sleeping and no allocation (until the timeout, which throws).
+ *
+ * <p>Why yield at all: on the 2-core VM the RNICs' netty event loops, which move the bytes, compete
+ * with the polling threads for the cores. A pure spin would take a core from them for a whole
+ * scheduler slice; {@link Thread#yield()} every {@value #YIELD_EVERY} empty polls hands it back
+ * while costing nothing when the loop finds work quickly.
+ *
+ * <p>Thread safety: not thread safe; one per polling thread.
+ */
+final class BusyWait {
+
+    /** Empty polls between two yields. */
+    static final int YIELD_EVERY = 64;
+
+    /** How long a loop may find nothing before the transport is declared stuck. */
+    static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private static final int CLOCK_EVERY = 1 << 12;
+
+    private int idle;
+    private long deadline;
+
+    /** Starts a new wait: the deadline counts from the first clock check of this wait. */
+    void reset() {
+        idle = 0;
+        deadline = 0;
+    }
+
+    /**
+     * One empty poll of a loop that may legitimately wait for ever (a consumer between two
+     * messages): spins and yields like {@link #idle}, without a deadline.
+     */
+    void pause() {
+        idle++;
+        if (idle % YIELD_EVERY != 0) {
+            Thread.onSpinWait();
+        } else {
+            Thread.yield();
+        }
+    }
+
+    /**
+     * One empty poll: spins, yields every {@value #YIELD_EVERY} calls, and checks the deadline every
+     * few thousand.
+     *
+     * @param what what the loop waits for (a constant, for the exception message)
+     * @param side the endpoint, for the exception message
+     * @throws IOException if this wait has lasted longer than {@link #TIMEOUT_NANOS}
+     */
+    void idle(String what, Object side) throws IOException {
+        idle++;
+        if (idle % YIELD_EVERY != 0) {
+            Thread.onSpinWait();
+            return;
+        }
+        Thread.yield();
+        if (idle % CLOCK_EVERY == 0) {
+            long now = System.nanoTime();
+            if (deadline == 0) {
+                deadline = now + TIMEOUT_NANOS;
+            } else if (now - deadline > 0) {
+                throw new IOException("no progress for " + TimeUnit.NANOSECONDS.toSeconds(TIMEOUT_NANOS)
+                        + " s waiting for " + what + " on " + side);
+            }
+        }
+    }
+}

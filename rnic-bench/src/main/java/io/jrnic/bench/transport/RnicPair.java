@@ -1,0 +1,308 @@
+package io.jrnic.bench.transport;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.AsyncEvent;
+import io.jrnic.api.CompletionQueue;
+import io.jrnic.api.Connection;
+import io.jrnic.api.ConnectionManager;
+import io.jrnic.api.ConnectionSettings;
+import io.jrnic.api.CrcMode;
+import io.jrnic.api.MemoryRegion;
+import io.jrnic.api.ProtectionDomain;
+import io.jrnic.api.QueuePair;
+import io.jrnic.api.QueuePairConfig;
+import io.jrnic.api.RnicConfig;
+import io.jrnic.core.SoftRnic;
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Two {@link SoftRnic}s in this JVM, each with one protection domain, one completion queue and one
+ * queue pair, connected over loopback TCP by their connection managers: the fixture under the RNIC
+ * transports. The {@linkplain #active() active} side is the benchmark thread's, the
+ * {@linkplain #passive() passive} side the consumer's or echo's.
+ *
+ * <p>Setup in three steps, as an application would: {@link #open} creates both sides with Idle
+ * queue pairs; the caller registers memory and pre-posts receives ({@link Side#register}); then
+ * {@link #connect} runs MPA setup, each side advertising one region (STag, TO, length) in its MPA
+ * private data (the Request's and the Reply's, RFC 5044 §7.1) so that the peer learns the target of
+ * its RDMA Writes the way a real ULP would. {@link #close()} closes both RNICs, which frees their
+ * memory.
+ *
+ * <p>Connection settings: CRC {@link CrcMode#REQUIRED} on both sides when {@code crc}, else
+ * {@link CrcMode#OFF} on both (checked after setup); markers off; EMSS
+ * {@link ConnectionSettings#MAX_EMSS} (65544), the loopback interface's 64 KiB MTU, so that a
+ * 64 KiB message is one FPDU as it is one {@code write} for the raw-TCP baseline.
+ *
+ * <p>Thread safety: set up and close from one thread; after {@link #connect} each side's objects
+ * are used by the thread that owns that side (the RNIC objects themselves are thread safe).
+ */
+public final class RnicPair implements AutoCloseable {
+
+    /** Bound on the MPA setup. */
+    static final long SETUP_TIMEOUT_SECONDS = 10;
+
+    /** Every data right: both sides' regions serve as Write sinks and Send sources. */
+    static final int RIGHTS = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_READ
+            | AccessRights.REMOTE_WRITE;
+
+    /** Inline data capacity of the queue pairs: room for the 8-byte credit messages. */
+    static final int MAX_INLINE = 64;
+
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    private final boolean crc;
+    private final Side active;
+    private final Side passive;
+    private ConnectionManager.Listener listener;
+
+    private RnicPair(boolean crc, Side active, Side passive) {
+        this.crc = crc;
+        this.active = active;
+        this.passive = passive;
+    }
+
+    /**
+     * Opens both RNICs and creates their queue pairs, Idle.
+     *
+     * @param crc            whether the connection runs MPA with CRC (REQUIRED both sides) or without (OFF)
+     * @param activeDepths   SQ and RQ depth of the active side's queue pair
+     * @param passiveDepths  SQ and RQ depth of the passive side's queue pair
+     * @return the unconnected pair
+     */
+    public static RnicPair open(boolean crc, Depths activeDepths, Depths passiveDepths) {
+        int n = NAMES.incrementAndGet();
+        Side active = new Side("bench-a-" + n, activeDepths);
+        try {
+            Side passive = new Side("bench-b-" + n, passiveDepths);
+            return new RnicPair(crc, active, passive);
+        } catch (RuntimeException | Error e) {
+            active.rnic.close();
+            throw e;
+        }
+    }
+
+    /** The side of the benchmark thread (MPA Initiator). */
+    public Side active() {
+        return active;
+    }
+
+    /** The side of the consumer or echo thread (MPA Responder). */
+    public Side passive() {
+        return passive;
+    }
+
+    /**
+     * Connects the two queue pairs: the passive side listens on an ephemeral loopback port and
+     * accepts, the active side connects. Each side's advertised region travels in its MPA private
+     * data and becomes the other side's {@link Side#peer()}.
+     *
+     * @param activeAdvertised  the region the passive side may write into (or null for none)
+     * @param passiveAdvertised the region the active side may write into (or null for none)
+     * @throws IOException if setup failed or did not finish within {@value #SETUP_TIMEOUT_SECONDS} s,
+     *                     or negotiated another CRC mode than requested
+     */
+    public void connect(Region activeAdvertised, Region passiveAdvertised) throws IOException {
+        ConnectionSettings settings = new ConnectionSettings().crc(crc ? CrcMode.REQUIRED : CrcMode.OFF)
+                .markers(false, false).emss(ConnectionSettings.MAX_EMSS);
+        CompletableFuture<Connection> accepted = new CompletableFuture<>();
+        byte[] reply = Advertisement.encode(passiveAdvertised);
+        listener = passive.rnic.connectionManager().listen(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), settings,
+                request -> request.accept(passive.qp, reply).whenComplete((c, failure) -> {
+                    if (failure != null) {
+                        accepted.completeExceptionally(failure);
+                    } else {
+                        accepted.complete(c);
+                    }
+                }));
+        CompletableFuture<Connection> connected = active.rnic.connectionManager()
+                .connect(active.qp, listener.localAddress(), settings, Advertisement.encode(activeAdvertised))
+                .toCompletableFuture();
+        active.connection = await(connected, "connect");
+        passive.connection = await(accepted, "accept");
+        if (active.connection.parameters().crc() != crc || passive.connection.parameters().crc() != crc) {
+            throw new IOException("negotiated CRC " + active.connection.parameters().crc() + " but asked for " + crc);
+        }
+        active.peer = Advertisement.decode(active.connection.peerPrivateData());
+        passive.peer = Advertisement.decode(passive.connection.peerPrivateData());
+    }
+
+    private static Connection await(CompletableFuture<Connection> stage, String what) throws IOException {
+        try {
+            return stage.get(SETUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            throw new IOException(what + " failed: " + e.getCause(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new IOException(what + " did not finish within " + SETUP_TIMEOUT_SECONDS + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(what + " interrupted", e);
+        }
+    }
+
+    /** Closes the listener and both RNICs (connections, queue pairs, memory). Idempotent. */
+    @Override
+    public void close() {
+        try {
+            if (listener != null) {
+                listener.close();
+            }
+        } finally {
+            try {
+                active.rnic.close();
+            } finally {
+                passive.rnic.close();
+            }
+        }
+    }
+
+    /**
+     * Queue depths of one side.
+     *
+     * @param sq send queue depth (outstanding send work requests)
+     * @param rq receive queue depth (posted receives)
+     */
+    public record Depths(int sq, int rq) {
+    }
+
+    /**
+     * A registered region and its memory, VA-based: the TO of a byte is its address.
+     *
+     * @param mr     the region
+     * @param memory its native memory
+     */
+    public record Region(MemoryRegion mr, MemorySegment memory) {
+
+        /** The region's STag. */
+        public int stag() {
+            return mr.stag();
+        }
+
+        /** The TO of the first byte. */
+        public long to() {
+            return memory.address();
+        }
+    }
+
+    /**
+     * A peer's region as advertised in MPA private data.
+     *
+     * @param stag   STag
+     * @param to     TO of the first byte
+     * @param length bytes
+     */
+    public record Remote(int stag, long to, long length) {
+    }
+
+    /** One RNIC with its PD, CQ (both queues of the QP complete into it) and Idle queue pair. */
+    public static final class Side {
+        private final SoftRnic rnic;
+        private final ProtectionDomain pd;
+        private final CompletionQueue cq;
+        private final QueuePair qp;
+        private volatile AsyncEvent lastEvent;
+        private Connection connection;
+        private Remote peer;
+
+        Side(String name, Depths depths) {
+            rnic = SoftRnic.open(new RnicConfig().name(name));
+            try {
+                rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
+                pd = rnic.allocatePd();
+                cq = rnic.createCq(depths.sq() + depths.rq() + 16);
+                qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(depths.sq(), depths.rq())
+                        .sges(1, 1, 1, MAX_INLINE).readDepths(1, 1).signalAll(false));
+            } catch (RuntimeException | Error e) {
+                rnic.close();
+                throw e;
+            }
+        }
+
+        /**
+         * Allocates and registers zeroed RNIC memory with every data right.
+         *
+         * @param size bytes, at least 1
+         * @return the region
+         */
+        public Region register(long size) {
+            MemorySegment memory = rnic.allocateMemory(size, 4096);
+            return new Region(pd.registerMemory(memory, RIGHTS), memory);
+        }
+
+        /** The completion queue of both work queues. */
+        public CompletionQueue cq() {
+            return cq;
+        }
+
+        /** The queue pair. */
+        public QueuePair qp() {
+            return qp;
+        }
+
+        /** The peer's advertised region (after {@link RnicPair#connect}), or null if it advertised none. */
+        public Remote peer() {
+            return peer;
+        }
+
+        /** The established connection (after {@link RnicPair#connect}). */
+        public Connection connection() {
+            return connection;
+        }
+
+        /** The last asynchronous event of this RNIC (for failure messages), or null. */
+        public AsyncEvent lastEvent() {
+            return lastEvent;
+        }
+
+        @Override
+        public String toString() {
+            return rnic + " qp " + qp + (lastEvent == null ? "" : ", last event " + lastEvent);
+        }
+    }
+
+    /**
+     * The 16-byte advertisement in MPA private data: STag (4), length (4, at most 4 GiB - 1), TO (8),
+     * big-endian; empty private data advertises nothing.
+     */
+    static final class Advertisement {
+        static final int LENGTH = 16;
+        private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+        private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+        private Advertisement() {
+        }
+
+        static byte[] encode(Region region) {
+            if (region == null) {
+                return new byte[0];
+            }
+            byte[] out = new byte[LENGTH];
+            MemorySegment s = MemorySegment.ofArray(out);
+            s.set(INT, 0, region.stag());
+            s.set(INT, 4, (int) region.memory().byteSize());
+            s.set(LONG, 8, region.to());
+            return out;
+        }
+
+        static Remote decode(byte[] privateData) throws IOException {
+            if (privateData == null || privateData.length == 0) {
+                return null;
+            }
+            if (privateData.length != LENGTH) {
+                throw new IOException("peer advertised " + privateData.length + " bytes, expected " + LENGTH);
+            }
+            MemorySegment s = MemorySegment.ofArray(privateData);
+            return new Remote(s.get(INT, 0), s.get(LONG, 8), Integer.toUnsignedLong(s.get(INT, 4)));
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.jrnic.bench.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The RNIC transports move real bytes between two SoftRnics over loopback: every message arrives
+ * complete and in order, more messages than the window and the receive ring (so slots and receives
+ * are reused and credits flow), with MPA CRC on and off.
+ */
+class RnicTransportTest {
+
+    /** More than {@link RnicMessageStream#WINDOW} and {@link RnicSendConsumer#RECEIVES}: every slot is reused. */
+    static final int MESSAGES = 3 * RnicMessageStream.WINDOW + 7;
+
+    /**
+     * Operations per allocation measurement. The bound is below one byte per operation: any object
+     * allocated per operation (16 bytes at least) fails it, while a one-off allocation in the
+     * runtime's own machinery (a lock's queue node, say) does not.
+     */
+    static final int STEADY_STATE_OPS = 4_000;
+
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
+    @ParameterizedTest
+    @CsvSource({"RNIC_WRITE, 65536, false", "RNIC_WRITE, 4096, true", "RNIC_WRITE, 8, true",
+            "RNIC_SEND, 65536, true", "RNIC_SEND, 4096, false", "RNIC_SEND, 8, false"})
+    void streamDeliversEveryMessageIntact(Transport transport, int messageSize, boolean crc) throws Exception {
+        MessageStream stream = transport.openStream(new MessageOptions(messageSize, crc, true));
+        for (int i = 0; i < MESSAGES; i++) {
+            stream.send();
+        }
+
+        TransferReport report = stream.finish();
+
+        assertThat(report).isEqualTo(new TransferReport(MESSAGES, MESSAGES, 0, 0, 0, 0));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"RNIC_WRITE", "RNIC_SEND"})
+    void streamWithNothingSentReportsNothingDelivered(Transport transport) throws Exception {
+        MessageStream stream = transport.openStream(new MessageOptions(4096, false, false));
+
+        assertThat(stream.finish()).isEqualTo(new TransferReport(0, 0, 0, 0, 0, 0));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"RNIC_WRITE", "RNIC_SEND"})
+    void streamRejectsSecondFinish(Transport transport) throws Exception {
+        MessageStream stream = transport.openStream(new MessageOptions(4096, false, false));
+        stream.send();
+        stream.finish();
+
+        assertThatIllegalStateException().isThrownBy(stream::finish).withMessageContaining("finish() called twice");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"RNIC_WRITE, 8, false", "RNIC_WRITE, 8, true", "RNIC_SEND, 8, false", "RNIC_SEND, 8, true",
+            "RNIC_WRITE, 65536, true", "RNIC_SEND, 65536, false"})
+    void pingPongReturnsEachSequenceNumber(Transport transport, int messageSize, boolean crc) throws Exception {
+        PingPong pingPong = transport.openPingPong(new MessageOptions(messageSize, crc, true));
+        for (long i = 0; i < 200; i++) {
+            assertThat(pingPong.roundTrip()).isEqualTo(i);
+        }
+
+        TransferReport report = pingPong.finish();
+
+        assertThat(report).isEqualTo(new TransferReport(200, 200, 0, 0, 0, 0));
+    }
+
+    @ParameterizedTest
+    @CsvSource({"RNIC_WRITE", "RNIC_SEND"})
+    void sendingAllocatesNothingOnTheCallersThread(Transport transport) throws Exception {
+        MessageStream stream = transport.openStream(new MessageOptions(4096, false, false));
+        for (int i = 0; i < STEADY_STATE_OPS; i++) { // warm up: first-use allocation, class loading
+            stream.send();
+        }
+        long before = THREADS.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < STEADY_STATE_OPS; i++) {
+            stream.send();
+        }
+        long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+        stream.finish().verified();
+
+        assertThat(allocated).as("bytes allocated by %d sends", STEADY_STATE_OPS).isLessThan(STEADY_STATE_OPS);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"RNIC_WRITE", "RNIC_SEND"})
+    void roundTripsAllocateNothingOnTheCallersThread(Transport transport) throws Exception {
+        PingPong pingPong = transport.openPingPong(new MessageOptions(8, true, false));
+        for (int i = 0; i < STEADY_STATE_OPS / 4; i++) {
+            pingPong.roundTrip();
+        }
+        long before = THREADS.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < STEADY_STATE_OPS / 4; i++) {
+            pingPong.roundTrip();
+        }
+        long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
+        pingPong.finish().verified();
+
+        assertThat(allocated).as("bytes allocated by %d round trips", STEADY_STATE_OPS / 4)
+                .isLessThan(STEADY_STATE_OPS / 4);
+    }
+
+    @Test
+    void writePingPongNeedsAnAlignedLastWord() {
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> Transport.RNIC_WRITE.openPingPong(new MessageOptions(12, false, false)))
+                .withMessageContaining("multiple of 8, was 12");
+    }
+}
