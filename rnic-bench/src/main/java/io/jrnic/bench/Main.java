@@ -1,6 +1,7 @@
 package io.jrnic.bench;
 
 import io.jrnic.bench.demo.CodecDemo;
+import io.jrnic.bench.rping.Rping;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -8,7 +9,7 @@ import java.util.List;
 /**
  * Entry point of {@code rnic-bench.jar}: {@code java -jar rnic-bench.jar <command> [args...]}.
  *
- * <p>Commands are rows of {@link #COMMANDS}; a later tool (rping) is one more row. Exit codes:
+ * <p>Commands are rows of {@link #COMMANDS}. Exit codes:
  * {@value #EXIT_OK} success, {@value #EXIT_USAGE} unknown or missing command or bad arguments; a
  * command may return others ({@code demo} returns 1 when a check failed, JMH exits with 1 on its
  * own errors).
@@ -55,6 +56,10 @@ public final class Main {
             new Command("demo", "[seed]",
                     "walk the codecs without a socket: MPA setup, an RDMA Write in CRC-checked FPDUs, the error path",
                     Main::runDemo),
+            new Command("rping", "[-s|-c] [-a addr] [-p port] [-C count] [-S size] [-vVdP]"
+                    + " [--crc] [--markers] [--pause-ms ms] [--setup-timeout-s s]",
+                    "librdmacm's rping, wire-compatible with Linux siw; neither -s nor -c: both ends over loopback",
+                    Main::runRping),
             new Command("help", "", "print this message", (args, out) -> {
                 printUsage(out);
                 return EXIT_OK;
@@ -71,10 +76,6 @@ public final class Main {
             super(message);
         }
     }
-
-    /** Tools announced in the usage message that arrive with the RNIC data path. */
-    private static final List<String> PLANNED = List.of(
-            "rping    RDMA ping-pong between two RNICs, in the manner of librdmacm's rping");
 
     private Main() {
     }
@@ -131,7 +132,7 @@ public final class Main {
     }
 
     /**
-     * Prints the usage message: the commands of this build, then the planned ones.
+     * Prints the usage message: the commands of this build.
      *
      * @param out where to print
      */
@@ -142,11 +143,6 @@ public final class Main {
         for (Command command : COMMANDS) {
             String head = command.synopsis().isEmpty() ? command.name() : command.name() + " " + command.synopsis();
             out.printf("  %-45s %s%n", head, command.summary());
-        }
-        out.println();
-        out.println("planned (not in this build, needs the RNIC data path):");
-        for (String planned : PLANNED) {
-            out.println("  " + planned);
         }
     }
 
@@ -162,6 +158,18 @@ public final class Main {
             throw new UsageException("demo seed must be an integer, was '" + args[0] + "'");
         }
         return new CodecDemo(out).run(seed);
+    }
+
+    /**
+     * Runs {@link Rping}; its usage errors become this tool's usage errors. Its failures go to
+     * {@code System.err}, as rping's do.
+     */
+    private static int runRping(String[] args, PrintStream out) throws Exception {
+        try {
+            return Rping.run(args, out, System.err);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("rping: " + e.getMessage());
+        }
     }
 
     /** Hands the arguments to the JMH runner, which reads META-INF/BenchmarkList from this jar. */

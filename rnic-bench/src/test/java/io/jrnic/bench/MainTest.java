@@ -32,9 +32,19 @@ class MainTest {
     }
 
     @Test
-    void plannedCommandsAreAnnouncedButNotRunnable() throws Exception {
-        assertThat(Main.run(new String[] {"rping"}, out, err)).isEqualTo(2);
-        assertThat(err()).contains("unknown command: rping");
+    void rpingRunsClientAndServerOverLoopback() throws Exception {
+        int code = Main.run(new String[] {"rping", "-C", "3", "-V"}, out, err);
+
+        assertThat(code).isEqualTo(Main.EXIT_OK);
+        assertThat(out()).startsWith("rping loopback: ok, 3 pings of 64 bytes");
+    }
+
+    @Test
+    void rpingArgumentErrorsAreUsageErrors() throws Exception {
+        int code = Main.run(new String[] {"rping", "-S", "10"}, out, err);
+
+        assertThat(code).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("rping: Invalid size 10 (valid range is 26 to 65535)").contains("usage:");
     }
 
     @Test
