@@ -289,7 +289,7 @@ j("R-TERM-040", "done", "EngineErrorTest (every receive error ends in Error with
 j("R-TERM-041", "n/a", "SCTP multi-stream LLP not offered")
 j("R-TERM-042", "design", "one RDMAP stream per TCP connection; QpEngine closes the link with the stream")
 j("R-TERM-043", "done", "EngineErrorTest (async event for every error), EngineVerbsTest#receiveWithABadSglTerminatesWithLocalCatastrophic")
-j("R-TERM-044", "partial", "encoding tested (TerminateHeaderFlyweightTest#errorWhileCreatingAnOutboundMessageHasNoHeaders; QP-originated Terminates go out with M=D=R=0, EngineVerbsTest#receiveWithABadSglTerminatesWithLocalCatastrophic); the engine path for a failure while building an outbound message (QpTxEngine -> QpEngine.localFailure, memory gone under a WQE) has no test")
+j("R-TERM-044", "done", "{auto}: the Write whose memory vanished is replaced by Terminate 0/0/0x00 with M=D=R=0 and completes LOCAL_QP_CATASTROPHIC_ERROR (QpTxEngine -> QpEngine.localFailure)")
 j("R-TERM-045", "done", "EngineErrorTest#writeWithUnknownStagIsTerminated, EngineErrorTest#sendWithoutPostedReceiveIsNoBuffer, EngineErrorTest#readResponseWithoutOutstandingReadIsUnexpectedOpcode (exact bytes: length + DDP header, R=0)")
 j("R-TERM-046", "done", "{auto}")
 j("R-TERM-047", "done", "{auto}; EngineErrorTest#readRequestBeyondIrdIsCatastrophicLocalized (TerminateLatch)")
