@@ -103,8 +103,8 @@ public final class FpduChannel {
 
     /**
      * Like {@link #send(MemorySegment, long, int, MemorySegment, long, int)}, and reports
-     * {@link ChannelListener#onSent(long)} with the token once TCP has taken the whole FPDU. Costs a
-     * promise and a listener: use it for the last FPDU of a message.
+     * {@link ChannelListener#onSent(long)} with the token once TCP has taken the whole FPDU (no
+     * extra allocation; an FPDU dropped by an abort or a failure reports nothing).
      *
      * @param token a non-negative value identifying the FPDU to the caller
      * @throws IllegalArgumentException if token is negative or the ULPDU exceeds {@link #mulpdu()}

@@ -1,6 +1,7 @@
 package io.jrnic.core.transport;
 
 import io.jrnic.core.transport.ConnectionInfo.Role;
+import io.jrnic.mpa.Crc32c;
 import io.jrnic.mpa.DeframeFault;
 import io.jrnic.mpa.Fpdu;
 import io.jrnic.mpa.FpduDeframer;
@@ -18,7 +19,6 @@ import io.jrnic.mpa.StartupFrame;
 import io.jrnic.mpa.StartupFrameParser;
 import io.jrnic.wire.IwarpError;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
@@ -26,7 +26,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.ChannelPromise;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
 import org.slf4j.Logger;
@@ -35,8 +34,10 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -67,6 +68,7 @@ final class MpaConnection extends ChannelDuplexHandler {
     /** Connection states (see the class comment). */
     enum State { AWAIT_REQUEST, AWAIT_ULP, AWAIT_REPLY, AWAIT_RTR, PAUSING, ESTABLISHED, RUNNING, CLOSED }
 
+    private static final ValueLayout.OfInt CRC_FIELD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     /** Room for the largest control ULPDU we write ourselves (a 46-byte Read RTR, a 22-byte Terminate). */
     private static final int CONTROL_ULPDU_CAPACITY = 64;
     /** Initial size of the TX scratch area; grown when an FPDU needs more (many markers, a big header). */
@@ -129,14 +131,18 @@ final class MpaConnection extends ChannelDuplexHandler {
 
     // TX without payload copies
     private MemorySegment scratch = Arena.ofAuto().allocate(INITIAL_SCRATCH);
-    private ByteBuffer scratchView = scratch.asByteBuffer();
     private MemorySegment[] pieceSegments = new MemorySegment[8];
     private long[] pieceOffsets = new long[8];
     private int[] pieceLengths = new int[8];
     private int pieceCount;
-    private MemorySegment txWrappedSegment;
-    private ByteBuf txWrapper;
     private final FpduWriter.GatherSink sink = this::piece;
+    /** Frames data FPDUs in gathering mode, CRC off; shares the marker position with {@link #writer}. */
+    private FpduWriter gatherWriter;
+    private ByteBuffer scratchView = scratch.asByteBuffer();
+    private final java.util.zip.CRC32C txCrc = new java.util.zip.CRC32C();
+    private MemorySegment crcSegment;
+    private ByteBuffer crcView;
+    private final TxFpdu.Pool txPool = new TxFpdu.Pool(this::fpduSent);
 
     // Close
     private ChannelClosure localClosure;
@@ -741,38 +747,83 @@ final class MpaConnection extends ChannelDuplexHandler {
             scratchView = scratch.asByteBuffer();
         }
         pieceCount = 0;
-        int used = writer.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
+        // The data writer computes no CRC (its Crc32c caches one segment view and would allocate a new
+        // one at every switch between scratch and payload); crc() does it over cached views instead.
+        if (gatherWriter == null) {
+            gatherWriter = new FpduWriter(writer.markers(), false, writer.position());
+        } else {
+            gatherWriter.position(writer.position());
+        }
+        int used = gatherWriter.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
                 scratch, 0, sink);
-        // The writer's own octets (length, header copy, markers, pad, CRC) go into one small pooled buffer;
-        // the FPDU is a composite of slices of it and of the payload, in wire order (one message, so
-        // netty never splits an FPDU between two gathering writes).
-        ByteBuf own = ctx.alloc().directBuffer(used, used);
-        scratchView.clear().limit(used);
-        own.writeBytes(scratchView);
-        CompositeByteBuf fpdu = ctx.alloc().compositeDirectBuffer(Math.max(2, pieceCount));
+        writer.position(gatherWriter.position());
+        if (writer.crcEnabled()) {
+            crc(used);
+        }
+        // One reusable message per FPDU (docs/transport.md, TX): the writer's own octets (length, header
+        // copy, markers, pad, CRC; a few dozen bytes) are copied into the message's own native area, the
+        // payload pieces are reusable views of the registered memory, in wire order. One message per
+        // FPDU, so netty never splits an FPDU between two gathering writes. Nothing is allocated once
+        // the pool has warmed up; the token is reported when the message comes back fully written.
+        TxFpdu fpdu = txPool.take();
+        MemorySegment own = fpdu.ownArea(used);
+        MemorySegment.copy(scratch, 0, own, 0, used);
         for (int i = 0; i < pieceCount; i++) {
             MemorySegment segment = pieceSegments[i];
             pieceSegments[i] = null;
-            ByteBuf part = segment == scratch ? own.retainedSlice((int) pieceOffsets[i], pieceLengths[i])
-                    : payloadSlice(segment, pieceOffsets[i], pieceLengths[i]);
-            fpdu.addComponent(true, part);
+            fpdu.addPiece(segment == scratch ? null : segment, pieceOffsets[i], pieceLengths[i]);
         }
-        own.release();                      // the slices in the FPDU hold it from here
-        ChannelPromise promise = token < 0 ? ctx.voidPromise() : ctx.newPromise();
-        if (token >= 0) {
-            promise.addListener((ChannelFutureListener) f -> {
-                if (f.isSuccess() && listener != null) {
-                    try {
-                        listener.onSent(token);
-                    } catch (RuntimeException e) {
-                        LOG.warn("onSent threw", e);
-                    }
-                }
-            });
-        }
-        ctx.write(fpdu, promise);
+        ctx.write(fpdu.finish(token), ctx.voidPromise());
         fpdusSent++;
         return ch.isWritable();
+    }
+
+    /**
+     * RFC 5044 §4.4: the CRC covers every octet of the FPDU before the CRC field, which is the last 4
+     * octets of the writer's own bytes (the last piece). Computed over cached views: the scratch view
+     * is fixed, the payload view is kept while the payload segment object stays the same.
+     */
+    private void crc(int used) {
+        txCrc.reset();
+        int crcAt = used - Fpdu.CRC_LENGTH;
+        for (int i = 0; i < pieceCount; i++) {
+            MemorySegment segment = pieceSegments[i];
+            long offset = pieceOffsets[i];
+            int length = pieceLengths[i];
+            ByteBuffer view;
+            if (segment == scratch) {
+                if (offset + length > crcAt) {
+                    length = (int) (crcAt - offset);
+                }
+                view = scratchView;
+            } else if (segment.byteSize() > Integer.MAX_VALUE) {
+                view = segment.asSlice(offset, length).asByteBuffer();
+                offset = 0;
+            } else {
+                if (segment != crcSegment) {
+                    crcSegment = segment;
+                    crcView = segment.asByteBuffer();
+                }
+                view = crcView;
+            }
+            if (length > 0) {
+                view.clear();
+                view.position((int) offset).limit((int) offset + length);
+                txCrc.update(view);
+            }
+        }
+        scratch.set(CRC_FIELD, crcAt, Crc32c.toWire((int) txCrc.getValue()));
+    }
+
+    /** A fully written FPDU with a token came back from netty (RFC 5040 §5: handed to the LLP). */
+    private void fpduSent(long token) {
+        if (listener != null) {
+            try {
+                listener.onSent(token);
+            } catch (RuntimeException e) {
+                LOG.warn("onSent threw", e);
+            }
+        }
     }
 
     /** One piece of the FPDU being gathered: a scratch range or a payload slice, in wire order. */
@@ -788,19 +839,9 @@ final class MpaConnection extends ChannelDuplexHandler {
         pieceCount++;
     }
 
-    /** A netty view of a payload slice: a slice of a cached wrapper of the whole segment. */
-    private ByteBuf payloadSlice(MemorySegment segment, long offset, int length) {
-        if (segment.byteSize() > Integer.MAX_VALUE) {
-            return Unpooled.wrappedBuffer(segment.asSlice(offset, length).asByteBuffer());
-        }
-        if (segment != txWrappedSegment) {
-            if (txWrapper != null) {
-                txWrapper.release();
-            }
-            txWrappedSegment = segment;
-            txWrapper = Unpooled.wrappedBuffer(segment.asByteBuffer());
-        }
-        return txWrapper.retainedSlice((int) offset, length);
+    /** TX message pool statistics (tests). */
+    int txObjectsCreated() {
+        return txPool.created();
     }
 
     void flush() {
@@ -915,6 +956,8 @@ final class MpaConnection extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext context) {
         cancelTimer();
+        crcSegment = null;
+        crcView = null;
         if (pending != null) {
             pending.release();
             pending = null;
@@ -922,10 +965,6 @@ final class MpaConnection extends ChannelDuplexHandler {
         if (rxWrapper != null) {
             rxWrapper.release();
             rxWrapper = null;
-        }
-        if (txWrapper != null) {
-            txWrapper.release();
-            txWrapper = null;
         }
         State before = state;
         state = State.CLOSED;

@@ -1,0 +1,493 @@
+package io.jrnic.core.transport;
+
+import io.netty.buffer.AbstractReferenceCountedByteBuf;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.channels.GatheringByteChannel;
+import java.nio.channels.ScatteringByteChannel;
+
+/**
+ * One outbound FPDU as a read-only, reusable netty message: the writer's own octets (length, header
+ * copy, markers, pad, CRC) in a native area owned by this object, and the payload pieces as
+ * {@link ByteBuffer} views of the caller's registered memory, in wire order. No payload is copied.
+ *
+ * <p>Netty's {@code ChannelOutboundBuffer} writes it through {@link #nioBuffers()} /
+ * {@link #internalNioBuffer}, which return the views themselves: the JDK's gathering write advances
+ * their positions, so a partial write resumes where it stopped, and once the message is released
+ * (written, or dropped on close) the views tell whether every byte went to TCP. The release does not
+ * free anything: it hands the object back to its {@link Pool} (allocation-free steady state), after
+ * reporting the completion token if the FPDU was written whole.
+ *
+ * <p>Thread safety: confined to the channel's event loop (netty releases written messages there).
+ */
+final class TxFpdu extends AbstractReferenceCountedByteBuf {
+
+    /** Called with the token of an FPDU that TCP has taken whole. */
+    interface SentCallback {
+        void sent(long token);
+    }
+
+    /** A free list of {@link TxFpdu}s of one connection (event loop only). */
+    static final class Pool {
+        private final SentCallback callback;
+        private TxFpdu free;
+        private int created;
+
+        Pool(SentCallback callback) {
+            this.callback = callback;
+        }
+
+        TxFpdu take() {
+            TxFpdu f = free;
+            if (f == null) {
+                created++;
+                return new TxFpdu(this);
+            }
+            free = f.nextFree;
+            f.nextFree = null;
+            f.reuse();
+            return f;
+        }
+
+        void giveBack(TxFpdu f) {
+            f.nextFree = free;
+            free = f;
+        }
+
+        /** How many objects this pool has created (tests: bounded in steady state). */
+        int created() {
+            return created;
+        }
+    }
+
+    private static final int INITIAL_OWN = 128;
+    private static final int INITIAL_PIECES = 4;
+
+    private final Pool pool;
+    private TxFpdu nextFree;
+
+    /**
+     * The writer's own octets of this FPDU. A plain direct buffer, not a segment's view: the JDK's
+     * gathering write allocates a scope releaser per segment-backed buffer, none for this one.
+     */
+    private ByteBuffer ownView = ByteBuffer.allocateDirect(INITIAL_OWN);
+    private MemorySegment own = MemorySegment.ofBuffer(ownView);
+
+    /** Per piece: the view (a reusable duplicate), its first position, its first byte in the FPDU. */
+    private ByteBuffer[] views = new ByteBuffer[INITIAL_PIECES];
+    private int[] viewStart = new int[INITIAL_PIECES];
+    private int[] pieceStart = new int[INITIAL_PIECES + 1];
+    /** Per piece: the segment the reusable payload duplicate views (identity cache), null for own duplicates. */
+    private MemorySegment[] viewSource = new MemorySegment[INITIAL_PIECES];
+    private boolean[] viewIsOwn = new boolean[INITIAL_PIECES];
+    /**
+     * {@link #views} up to {@link #pieces}, then null (what {@link #nioBuffers()} returns; netty's
+     * ChannelOutboundBuffer ends a message's buffers at the first null, so the array is reused).
+     */
+    private ByteBuffer[] exact;
+    private int pieces;
+    private int length;
+    private long token = -1;
+
+    private TxFpdu(Pool pool) {
+        super(Integer.MAX_VALUE);
+        this.pool = pool;
+    }
+
+    private void reuse() {
+        resetRefCnt();
+        pieces = 0;
+        length = 0;
+        token = -1;
+        setIndex(0, 0);
+    }
+
+    /** The native area for the writer's own octets, at least {@code size} bytes (may be replaced). */
+    MemorySegment ownArea(int size) {
+        if (own.byteSize() < size) {
+            ownView = ByteBuffer.allocateDirect((int) Math.max(size, 2 * own.byteSize()));
+            own = MemorySegment.ofBuffer(ownView);
+            for (int i = 0; i < viewIsOwn.length; i++) {
+                if (viewIsOwn[i]) {
+                    views[i] = null;       // duplicates of the old area
+                    viewIsOwn[i] = false;
+                }
+            }
+        }
+        return own;
+    }
+
+    /** Appends a piece: a range of {@link #ownArea} (segment == null) or of a payload segment. */
+    void addPiece(MemorySegment payload, long offset, int len) {
+        int i = pieces;
+        if (i == views.length) {
+            grow();
+        }
+        ByteBuffer v = views[i];
+        if (payload == null) {
+            if (v == null || !viewIsOwn[i]) {
+                v = ownView.duplicate();
+                views[i] = v;
+                viewIsOwn[i] = true;
+                viewSource[i] = null;
+            }
+        } else if (payload.byteSize() > Integer.MAX_VALUE) {
+            // Rare: a region beyond 2 GiB has no whole-segment ByteBuffer view.
+            v = payload.asSlice(offset, len).asByteBuffer();
+            offset = 0;
+            views[i] = v;
+            viewIsOwn[i] = false;
+            viewSource[i] = null;
+        } else if (v == null || viewIsOwn[i] || viewSource[i] != payload) {
+            v = payload.asByteBuffer();
+            views[i] = v;
+            viewIsOwn[i] = false;
+            viewSource[i] = payload;
+        }
+        v.clear();
+        v.position((int) offset);
+        v.limit((int) offset + len);
+        viewStart[i] = (int) offset;
+        pieceStart[i] = length;
+        length += len;
+        pieces = i + 1;
+        pieceStart[pieces] = length;
+    }
+
+    private void grow() {
+        int n = 2 * views.length;
+        views = java.util.Arrays.copyOf(views, n);
+        viewStart = java.util.Arrays.copyOf(viewStart, n);
+        pieceStart = java.util.Arrays.copyOf(pieceStart, n + 1);
+        viewSource = java.util.Arrays.copyOf(viewSource, n);
+        viewIsOwn = java.util.Arrays.copyOf(viewIsOwn, n);
+    }
+
+    /** Completes the message: readable bytes = the whole FPDU; {@code token} &lt; 0 means none. */
+    TxFpdu finish(long token) {
+        this.token = token;
+        setIndex(0, length);
+        if (exact == null || exact.length <= pieces) {
+            exact = new ByteBuffer[views.length + 1];
+        }
+        System.arraycopy(views, 0, exact, 0, pieces);
+        exact[pieces] = null;      // netty's ChannelOutboundBuffer stops at the first null
+        return this;
+    }
+
+    private boolean written() {
+        for (int i = 0; i < pieces; i++) {
+            if (views[i].hasRemaining()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    protected void deallocate() {
+        long t = token;
+        boolean sent = t >= 0 && written();
+        // Forget payload memory references held for the writer (the views stay cached per slot).
+        token = -1;
+        pool.giveBack(this);
+        if (sent) {
+            pool.callback.sent(t);
+        }
+    }
+
+    // ------------------------------------------------------------------ what netty's NIO write uses
+
+    @Override
+    public int nioBufferCount() {
+        return pieces;
+    }
+
+    @Override
+    public ByteBuffer[] nioBuffers() {
+        return nioBuffers(readerIndex(), readableBytes());
+    }
+
+    @Override
+    public ByteBuffer[] nioBuffers(int index, int len) {
+        if (index == 0 && len == length && exact != null) {
+            return exact;
+        }
+        return new ByteBuffer[] {copyOut(index, len)};
+    }
+
+    @Override
+    public ByteBuffer internalNioBuffer(int index, int len) {
+        if (pieces == 1 && index == 0 && len == length) {
+            return views[0];
+        }
+        return copyOut(index, len);
+    }
+
+    @Override
+    public ByteBuffer nioBuffer(int index, int len) {
+        return copyOut(index, len);
+    }
+
+    private ByteBuffer copyOut(int index, int len) {
+        checkIndex(index, len);
+        ByteBuffer b = ByteBuffer.allocate(len);
+        for (int i = 0; i < len; i++) {
+            b.put(i, _getByte(index + i));
+        }
+        return b;
+    }
+
+    @Override
+    public boolean isDirect() {
+        return true;           // netty's NIO transport would otherwise copy the message
+    }
+
+    @Override
+    public int capacity() {
+        return length;
+    }
+
+    @Override
+    public ByteBuf capacity(int newCapacity) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    public ByteBufAllocator alloc() {
+        return UnpooledByteBufAllocator.DEFAULT;
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public ByteOrder order() {
+        return ByteOrder.BIG_ENDIAN;
+    }
+
+    @Override
+    public ByteBuf unwrap() {
+        return null;
+    }
+
+    @Override
+    public boolean isReadOnly() {
+        return true;
+    }
+
+    @Override
+    public boolean hasArray() {
+        return false;
+    }
+
+    @Override
+    public byte[] array() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public int arrayOffset() {
+        throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public boolean hasMemoryAddress() {
+        return false;
+    }
+
+    @Override
+    public long memoryAddress() {
+        throw new UnsupportedOperationException();
+    }
+
+    // ------------------------------------------------------------------ byte access (diagnostics, rare paths)
+
+    @Override
+    protected byte _getByte(int index) {
+        int i = 0;
+        while (pieceStart[i + 1] <= index) {
+            i++;
+        }
+        return views[i].get(viewStart[i] + index - pieceStart[i]);
+    }
+
+    @Override
+    protected short _getShort(int index) {
+        return (short) ((_getByte(index) & 0xff) << 8 | _getByte(index + 1) & 0xff);
+    }
+
+    @Override
+    protected short _getShortLE(int index) {
+        return Short.reverseBytes(_getShort(index));
+    }
+
+    @Override
+    protected int _getUnsignedMedium(int index) {
+        return (_getByte(index) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index + 2) & 0xff;
+    }
+
+    @Override
+    protected int _getUnsignedMediumLE(int index) {
+        return (_getByte(index + 2) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index) & 0xff;
+    }
+
+    @Override
+    protected int _getInt(int index) {
+        return (_getShort(index) & 0xffff) << 16 | _getShort(index + 2) & 0xffff;
+    }
+
+    @Override
+    protected int _getIntLE(int index) {
+        return Integer.reverseBytes(_getInt(index));
+    }
+
+    @Override
+    protected long _getLong(int index) {
+        return (_getInt(index) & 0xffffffffL) << 32 | _getInt(index + 4) & 0xffffffffL;
+    }
+
+    @Override
+    protected long _getLongLE(int index) {
+        return Long.reverseBytes(_getLong(index));
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, ByteBuf dst, int dstIndex, int len) {
+        checkIndex(index, len);
+        for (int i = 0; i < len; i++) {
+            dst.setByte(dstIndex + i, _getByte(index + i));
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, byte[] dst, int dstIndex, int len) {
+        checkIndex(index, len);
+        for (int i = 0; i < len; i++) {
+            dst[dstIndex + i] = _getByte(index + i);
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, ByteBuffer dst) {
+        int len = dst.remaining();
+        checkIndex(index, len);
+        for (int i = 0; i < len; i++) {
+            dst.put(_getByte(index + i));
+        }
+        return this;
+    }
+
+    @Override
+    public ByteBuf getBytes(int index, OutputStream out, int len) throws IOException {
+        checkIndex(index, len);
+        for (int i = 0; i < len; i++) {
+            out.write(_getByte(index + i));
+        }
+        return this;
+    }
+
+    @Override
+    public int getBytes(int index, GatheringByteChannel out, int len) throws IOException {
+        return out.write(copyOut(index, len));
+    }
+
+    @Override
+    public int getBytes(int index, FileChannel out, long position, int len) throws IOException {
+        return out.write(copyOut(index, len), position);
+    }
+
+    @Override
+    public ByteBuf copy(int index, int len) {
+        ByteBuf b = UnpooledByteBufAllocator.DEFAULT.heapBuffer(len, len);
+        getBytes(index, b, 0, len);
+        b.writerIndex(len);
+        return b;
+    }
+
+    // ------------------------------------------------------------------ read-only
+
+    @Override
+    protected void _setByte(int index, int value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setShort(int index, int value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setShortLE(int index, int value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setMedium(int index, int value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setMediumLE(int index, int value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setInt(int index, int value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setIntLE(int index, int value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setLong(int index, long value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    protected void _setLongLE(int index, long value) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    public ByteBuf setBytes(int index, ByteBuf src, int srcIndex, int len) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    public ByteBuf setBytes(int index, byte[] src, int srcIndex, int len) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    public ByteBuf setBytes(int index, ByteBuffer src) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    public int setBytes(int index, InputStream in, int len) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    public int setBytes(int index, ScatteringByteChannel in, int len) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+
+    @Override
+    public int setBytes(int index, FileChannel in, long position, int len) {
+        throw new UnsupportedOperationException("read-only FPDU");
+    }
+}
