@@ -13,9 +13,9 @@ import java.util.zip.CRC32C;
  * write {@link #toWire} of the value as a big-endian int.
  *
  * <p>Allocation: {@link CRC32C} accepts a {@link ByteBuffer}; a segment's buffer view is an object.
- * An instance keeps the view of the last segment it saw and reuses it while the same segment object
- * is passed again, so a caller that reuses its receive or send segments allocates nothing per
- * update. A new segment object costs one view. Segments larger than 2 GiB are read through a slice.
+ * An instance keeps the views of the last four segment objects it saw and reuses them (position
+ * and limit reset per update), so steady-state traffic over a few buffers allocates nothing; a
+ * new segment object costs one view. Segments larger than 2 GiB are read through a slice.
  *
  * <p>Thread safety: an instance is not thread-safe; the static methods are.
  */
@@ -28,8 +28,13 @@ public final class Crc32c {
     public static final int RESIDUE = 0x48674BC7;
 
     private final CRC32C crc = new CRC32C();
-    private MemorySegment lastSegment;
-    private ByteBuffer lastView;
+    // A few cached views, matched by segment identity: an FPDU's CRC alternates between the
+    // framing bytes, the reassembly buffer and the payload's registered memory, and a single
+    // cached view made a new ByteBuffer at every switch (an allocation per FPDU).
+    private final MemorySegment[] viewSegments = new MemorySegment[VIEW_CACHE];
+    private final ByteBuffer[] views = new ByteBuffer[VIEW_CACHE];
+    private int nextVictim;
+    private static final int VIEW_CACHE = 4;
 
     /** Starts a new computation. */
     public void reset() {
@@ -51,14 +56,23 @@ public final class Crc32c {
             crc.update(segment.asSlice(offset, length).asByteBuffer());
             return;
         }
-        if (segment != lastSegment) {
-            lastView = segment.asByteBuffer();
-            lastSegment = segment;
-        }
-        ByteBuffer view = lastView;
+        ByteBuffer view = viewOf(segment);
         view.clear();
         view.position((int) offset).limit((int) (offset + length));
         crc.update(view);
+    }
+
+    private ByteBuffer viewOf(MemorySegment segment) {
+        for (int i = 0; i < VIEW_CACHE; i++) {
+            if (viewSegments[i] == segment) {
+                return views[i];
+            }
+        }
+        int slot = nextVictim;
+        nextVictim = (nextVictim + 1) % VIEW_CACHE;
+        viewSegments[slot] = segment;
+        views[slot] = segment.asByteBuffer();
+        return views[slot];
     }
 
     /** The CRC32c of the bytes added since the last {@link #reset()}. */
@@ -68,8 +82,8 @@ public final class Crc32c {
 
     /** Drops the cached view so that a segment whose arena is about to close is not kept reachable. */
     public void forgetSegment() {
-        lastSegment = null;
-        lastView = null;
+        java.util.Arrays.fill(viewSegments, null);
+        java.util.Arrays.fill(views, null);
     }
 
     /** The CRC32c of a range (allocates; not for the data path). */
