@@ -234,12 +234,13 @@ class TxAllocationTest {
             }
             ch.flush();
         });
-        // Let the socket buffers fill up: the reported prefix stops growing.
-        int last = -1;
-        for (int i = 0; i < 200 && reported.size() != last; i++) {
-            last = reported.size();
-            Thread.sleep(20);
+        // Wait (bounded, on event-loop round trips) until TCP has taken the first FPDUs; the peer
+        // never reads, so the socket buffers fill long before the 29 MB are written.
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (reported.isEmpty() && System.nanoTime() < deadline) {
+            onLoop(ch, () -> { });
         }
+        assertThat(reported).isNotEmpty();
         onLoop(ch, () -> assertThat(ch.isWritable()).isFalse());
         ch.abort();
         assertThat(TransportFixture.await(closed)).isEqualTo(ChannelClosure.LOCAL_ABORT);
