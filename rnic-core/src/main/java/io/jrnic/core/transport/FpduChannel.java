@@ -191,6 +191,11 @@ public final class FpduChannel {
         return connection.fpdusReceived;
     }
 
+    /** Read-readiness events of the socket so far (netty read loops; tests). */
+    long readEvents() {
+        return connection.readEvents;
+    }
+
     private void checkEventLoop() {
         if (!ch.eventLoop().inEventLoop()) {
             throw new IllegalStateException("FpduChannel used off its event loop: " + Thread.currentThread().getName());

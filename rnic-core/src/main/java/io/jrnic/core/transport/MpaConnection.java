@@ -105,9 +105,10 @@ final class MpaConnection extends ChannelDuplexHandler {
     private final ByteBuf stagingHeadBuf;
     /** ULPDU_Length of the last FPDU received: large ones predict large ones (direct placement policy). */
     private int lastUlpduLength;
+    /** The buffer of the current direct read ({@link #rxWindow}), null while staging. */
     private ByteBuf directRead;
-    private MemorySegment rxWrappedSegment;
-    private ByteBuf rxWrapper;
+    /** Reused for every direct read: a window of the placement target (no slice object per read). */
+    private final RxWindow rxWindow = new RxWindow();
 
     // Full Operation
     private MpaParameters params;
@@ -157,6 +158,8 @@ final class MpaConnection extends ChannelDuplexHandler {
     long bytesPlacedDirect;
     long fpdusSent;
     long fpdusReceived;
+    /** Read-readiness events (netty read loops) of this channel: tests relate allocations to them. */
+    long readEvents;
 
     /** How the Responder judged the first FPDU of a peer-to-peer stream. */
     private enum RtrOutcome { VALID, INVALID, TERMINATED }
@@ -569,27 +572,13 @@ final class MpaConnection extends ChannelDuplexHandler {
             if (window > 0) {
                 MemorySegment target = deframer.directTarget();
                 long offset = deframer.directTargetOffset();
-                directRead = directSlice(target, offset, window);
+                directRead = rxWindow.open(target, offset, window);
                 return directRead;
             }
         }
         directRead = null;
         // Reused for every read: channelRead consumes it synchronously and releases the extra reference.
         return (cutStagingRead() ? stagingHeadBuf : stagingBuf).retain().clear();
-    }
-
-    private ByteBuf directSlice(MemorySegment target, long offset, int length) {
-        if (target.byteSize() > Integer.MAX_VALUE) {
-            return Unpooled.wrappedBuffer(target.asSlice(offset, length).asByteBuffer()).clear();
-        }
-        if (target != rxWrappedSegment) {
-            if (rxWrapper != null) {
-                rxWrapper.release();
-            }
-            rxWrappedSegment = target;
-            rxWrapper = Unpooled.wrappedBuffer(target.asByteBuffer());
-        }
-        return rxWrapper.retainedSlice((int) offset, length).clear();
     }
 
     @Override
@@ -962,10 +951,7 @@ final class MpaConnection extends ChannelDuplexHandler {
             pending.release();
             pending = null;
         }
-        if (rxWrapper != null) {
-            rxWrapper.release();
-            rxWrapper = null;
-        }
+        rxWindow.forget();
         State before = state;
         state = State.CLOSED;
         if (before.compareTo(State.ESTABLISHED) < 0 && before != State.CLOSED) {

@@ -36,6 +36,12 @@ final class PlacementRecvAllocator extends DefaultMaxMessagesRecvByteBufAllocato
 
     private final class PlacementHandle extends MaxMessageHandle {
         @Override
+        public void reset(io.netty.channel.ChannelConfig config) {
+            connection.readEvents++;           // one call per read-readiness event of the channel
+            super.reset(config);
+        }
+
+        @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
             return connection.nextReadBuffer();
         }
