@@ -28,13 +28,7 @@ public final class Crc32c {
     public static final int RESIDUE = 0x48674BC7;
 
     private final CRC32C crc = new CRC32C();
-    // A few cached views, matched by segment identity: an FPDU's CRC alternates between the
-    // framing bytes, the reassembly buffer and the payload's registered memory, and a single
-    // cached view made a new ByteBuffer at every switch (an allocation per FPDU).
-    private final MemorySegment[] viewSegments = new MemorySegment[VIEW_CACHE];
-    private final ByteBuffer[] views = new ByteBuffer[VIEW_CACHE];
-    private int nextVictim;
-    private static final int VIEW_CACHE = 4;
+    private final SegmentViews views = new SegmentViews(4);
 
     /** Starts a new computation. */
     public void reset() {
@@ -56,23 +50,10 @@ public final class Crc32c {
             crc.update(segment.asSlice(offset, length).asByteBuffer());
             return;
         }
-        ByteBuffer view = viewOf(segment);
+        ByteBuffer view = views.of(segment);
         view.clear();
         view.position((int) offset).limit((int) (offset + length));
         crc.update(view);
-    }
-
-    private ByteBuffer viewOf(MemorySegment segment) {
-        for (int i = 0; i < VIEW_CACHE; i++) {
-            if (viewSegments[i] == segment) {
-                return views[i];
-            }
-        }
-        int slot = nextVictim;
-        nextVictim = (nextVictim + 1) % VIEW_CACHE;
-        viewSegments[slot] = segment;
-        views[slot] = segment.asByteBuffer();
-        return views[slot];
     }
 
     /** The CRC32c of the bytes added since the last {@link #reset()}. */
@@ -82,8 +63,7 @@ public final class Crc32c {
 
     /** Drops the cached view so that a segment whose arena is about to close is not kept reachable. */
     public void forgetSegment() {
-        java.util.Arrays.fill(viewSegments, null);
-        java.util.Arrays.fill(views, null);
+        views.clear();
     }
 
     /** The CRC32c of a range (allocates; not for the data path). */

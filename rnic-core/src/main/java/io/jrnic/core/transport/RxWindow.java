@@ -1,8 +1,7 @@
 package io.jrnic.core.transport;
 
-import io.netty.buffer.AbstractReferenceCountedByteBuf;
+import io.jrnic.mpa.SegmentViews;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 
 import java.io.IOException;
@@ -31,19 +30,14 @@ import java.nio.channels.ScatteringByteChannel;
  *
  * <p>Thread safety: confined to the connection's event loop.
  */
-final class RxWindow extends AbstractReferenceCountedByteBuf {
+final class RxWindow extends SegmentByteBuf {
 
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
 
     /** Cached whole-segment views, by segment identity. */
-    static final int VIEW_CACHE = 4;
-
-    private final MemorySegment[] sources = new MemorySegment[VIEW_CACHE];
-    private final ByteBuffer[] views = new ByteBuffer[VIEW_CACHE];
-    private int nextVictim;
-    private int viewsCreated;
+    private final SegmentViews views = new SegmentViews(4);
 
     private MemorySegment segment;
     private long base;
@@ -52,7 +46,7 @@ final class RxWindow extends AbstractReferenceCountedByteBuf {
     private int length;
 
     RxWindow() {
-        super(Integer.MAX_VALUE);
+        super();
         release();           // starts unused (reference count 0) until opened
     }
 
@@ -65,7 +59,7 @@ final class RxWindow extends AbstractReferenceCountedByteBuf {
             view = target.asSlice(offset, length).asByteBuffer();
             viewBase = 0;
         } else {
-            view = viewOf(target);
+            view = views.of(target);
             viewBase = (int) offset;
         }
         this.segment = target;
@@ -76,31 +70,11 @@ final class RxWindow extends AbstractReferenceCountedByteBuf {
         return this;
     }
 
-    private ByteBuffer viewOf(MemorySegment target) {
-        for (int i = 0; i < VIEW_CACHE; i++) {
-            if (sources[i] == target) {
-                return views[i];
-            }
-        }
-        int i = nextVictim;
-        nextVictim = (i + 1) % VIEW_CACHE;
-        sources[i] = target;
-        views[i] = target.asByteBuffer();
-        viewsCreated++;
-        return views[i];
-    }
-
     /** Forgets the window and the cached views (the connection closed; keeps no region reachable). */
     void forget() {
-        java.util.Arrays.fill(sources, null);
-        java.util.Arrays.fill(views, null);
+        views.clear();
         segment = null;
         view = null;
-    }
-
-    /** How many segment views were made (tests). */
-    int viewsCreated() {
-        return viewsCreated;
     }
 
     @Override
@@ -131,54 +105,8 @@ final class RxWindow extends AbstractReferenceCountedByteBuf {
     }
 
     @Override
-    public ByteBuf capacity(int newCapacity) {
-        throw new UnsupportedOperationException("fixed placement window");
-    }
-
-    @Override
     public boolean isDirect() {
         return view == null || view.isDirect();
-    }
-
-    @Override
-    public ByteBufAllocator alloc() {
-        return UnpooledByteBufAllocator.DEFAULT;
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public ByteOrder order() {
-        return ByteOrder.BIG_ENDIAN;
-    }
-
-    @Override
-    public ByteBuf unwrap() {
-        return null;
-    }
-
-    @Override
-    public boolean hasArray() {
-        return false;
-    }
-
-    @Override
-    public byte[] array() {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public int arrayOffset() {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public boolean hasMemoryAddress() {
-        return false;
-    }
-
-    @Override
-    public long memoryAddress() {
-        throw new UnsupportedOperationException();
     }
 
     @Override

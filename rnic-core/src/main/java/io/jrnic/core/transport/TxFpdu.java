@@ -1,8 +1,6 @@
 package io.jrnic.core.transport;
 
-import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.UnpooledByteBufAllocator;
 
 import java.io.IOException;
@@ -10,7 +8,6 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
@@ -29,7 +26,7 @@ import java.nio.channels.ScatteringByteChannel;
  *
  * <p>Thread safety: confined to the channel's event loop (netty releases written messages there).
  */
-final class TxFpdu extends AbstractReferenceCountedByteBuf {
+final class TxFpdu extends SegmentByteBuf {
 
     /** Called with the token of an FPDU that TCP has taken whole. */
     interface SentCallback {
@@ -99,7 +96,7 @@ final class TxFpdu extends AbstractReferenceCountedByteBuf {
     private long token = -1;
 
     private TxFpdu(Pool pool) {
-        super(Integer.MAX_VALUE);
+        super();
         this.pool = pool;
     }
 
@@ -258,54 +255,8 @@ final class TxFpdu extends AbstractReferenceCountedByteBuf {
     }
 
     @Override
-    public ByteBuf capacity(int newCapacity) {
-        throw new UnsupportedOperationException("read-only FPDU");
-    }
-
-    @Override
-    public ByteBufAllocator alloc() {
-        return UnpooledByteBufAllocator.DEFAULT;
-    }
-
-    @Override
-    @SuppressWarnings("deprecation")
-    public ByteOrder order() {
-        return ByteOrder.BIG_ENDIAN;
-    }
-
-    @Override
-    public ByteBuf unwrap() {
-        return null;
-    }
-
-    @Override
     public boolean isReadOnly() {
         return true;
-    }
-
-    @Override
-    public boolean hasArray() {
-        return false;
-    }
-
-    @Override
-    public byte[] array() {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public int arrayOffset() {
-        throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public boolean hasMemoryAddress() {
-        return false;
-    }
-
-    @Override
-    public long memoryAddress() {
-        throw new UnsupportedOperationException();
     }
 
     // ------------------------------------------------------------------ byte access (diagnostics, rare paths)
