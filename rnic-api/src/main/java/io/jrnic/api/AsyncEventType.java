@@ -82,6 +82,12 @@ public enum AsyncEventType {
     LOCAL_QP_CATASTROPHIC(ResourceType.QP, 0x0207),
     /** The armed QP RQ Limit was reached (S-RQ attached QP). */
     QP_RQ_LIMIT_REACHED(ResourceType.QP, -1),
+    /**
+     * A QP took more than its fair share of its S-RQ (RFC 5040 §8.1.2 item 8; jrnic extension to
+     * Figure 37, see {@link SrqFairShare}). When the policy refuses the WQE, the Terminate that
+     * follows is reported by {@link #RQ_INVALID_MSN_RANGE} (0x1202, no buffer available).
+     */
+    SRQ_FAIR_SHARE_EXCEEDED(ResourceType.QP, -1),
     /** Optional CQ overflow detection (reported in addition to the QP's CQ_SQ/RQ_ERROR). */
     CQ_OVERFLOW_DETECTED(ResourceType.CQ, -1),
     /** CQ fault unrelated to a specific completion. */

@@ -2,6 +2,7 @@ package io.jrnic.api;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -66,6 +67,48 @@ public interface ConnectionManager {
      */
     CompletionStage<Connection> connect(QueuePair qp, SocketAddress address, ConnectionSettings settings,
                                         byte[] privateData);
+
+    /**
+     * Turns a TCP connection the ULP established itself, and may have used in streaming mode, into
+     * the RDMA stream of a queue pair, as the active side (MPA Initiator; Verbs §6.6.1.1, V-CM-2).
+     * The manager takes the socket over, writes the last streaming-mode message as it is (the Verbs
+     * Stream Message Buffer, §6.2.1.2), then the MPA Request, and continues as
+     * {@link #connect(QueuePair, SocketAddress, ConnectionSettings, byte[])}. TCP keeps the order,
+     * so the peer's Reply proves the message arrived before the queue pair enters RTS (V-QPS-16).
+     * The passive ULP reads the message from its socket and then calls
+     * {@link #awaitRequest(SocketChannel, ConnectionSettings, byte[])} on it.
+     *
+     * @param qp            an Idle queue pair of this RNIC
+     * @param connected     a connected socket (blocking or not) from which the ULP will read no
+     *                      more: the manager owns and closes it from now on
+     * @param settings      the local settings (read now)
+     * @param privateData   ULP private data for the MPA Request ({@code null} for none)
+     * @param streamMessage the last streaming-mode message ({@code null} or empty for none)
+     * @return completes with the connection, or exceptionally with a {@link ConnectionException}
+     * @throws IllegalArgumentException if an argument is null, the socket is not connected or the
+     *                                  private data exceeds the limit (nothing is sent)
+     * @throws VerbsException           as for {@link #connect(QueuePair, SocketAddress, ConnectionSettings, byte[])}
+     */
+    CompletionStage<Connection> connect(QueuePair qp, SocketChannel connected, ConnectionSettings settings,
+                                        byte[] privateData, byte[] streamMessage);
+
+    /**
+     * Turns a TCP connection the ULP established itself, and may have used in streaming mode, into
+     * an RDMA stream as the passive side (MPA Responder; Verbs §6.6.1.2, V-CM-2): the manager takes
+     * the socket over and waits on it for the peer's MPA Request. The stage completes with the
+     * request, which the ULP accepts with a queue pair or rejects as any other.
+     *
+     * @param connected   a connected socket (blocking or not): the manager owns and closes it from
+     *                    now on
+     * @param settings    the local settings (read now)
+     * @param alreadyRead bytes the ULP read from the socket beyond its own streaming-mode data (the
+     *                    start of the MPA Request), or {@code null}
+     * @return completes with the request, or exceptionally with a {@link ConnectionException}
+     * @throws IllegalArgumentException if an argument is null or the socket is not connected
+     * @throws VerbsException           INVALID_RNIC_HANDLE when the RNIC is closed
+     */
+    CompletionStage<ConnectionRequest> awaitRequest(SocketChannel connected, ConnectionSettings settings,
+                                                    byte[] alreadyRead);
 
     /**
      * A listening socket. Closing it stops accepting; established connections are not affected.

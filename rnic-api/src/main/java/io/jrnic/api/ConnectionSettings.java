@@ -42,6 +42,8 @@ public final class ConnectionSettings {
     private int privateDataLimit = RFC_PRIVATE_DATA_LIMIT;
     private Duration setupTimeout = Duration.ofSeconds(10);
     private Duration firstFpduDelay = Duration.ZERO;
+    private Duration closeTimeout = Duration.ofSeconds(10);
+    private boolean gracefulReceiveOverflow;
     private int emss = ETHERNET_EMSS;
 
     /** Creates settings holding the defaults. */
@@ -186,6 +188,50 @@ public final class ConnectionSettings {
     }
 
     /**
+     * How long a graceful LLP close (Modify QP to Closing, or the close after a Terminate) may take
+     * before it counts as failed (Verbs §6.2.5: the RI uses a timeout so that the QP is in Closing
+     * for a bounded time, and a final timeout is an error). When it expires the connection is reset
+     * and the queue pair goes to Error with {@link AsyncEventType#LLP_CONNECTION_LOST}.
+     *
+     * @param value positive
+     * @return this
+     * @throws IllegalArgumentException if not positive
+     */
+    public ConnectionSettings closeTimeout(Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException("close timeout must be positive: " + value);
+        }
+        closeTimeout = value;
+        return this;
+    }
+
+    /**
+     * Graceful receive overflow (Verbs §13.2 and §8.1.2.1, V-WRP-65/66), a per-connection option,
+     * off by default. Off, an untagged message (Send) that finds no posted receive WQE is the remote
+     * error RFC 5040 §5.3 prescribes: Terminate "no buffer available", QP to Error. On, the QP
+     * instead stops reading the TCP stream at that message -- TCP flow control then holds the peer
+     * back -- and resumes exactly there when the application posts a receive; nothing is lost or
+     * reordered. Applies to QPs with their own receive queue; a QP on a shared receive queue keeps
+     * the RFC behaviour (docs/engine.md, "Graceful receive overflow").
+     *
+     * @param value whether to pause instead of terminating
+     * @return this
+     */
+    public ConnectionSettings gracefulReceiveOverflow(boolean value) {
+        gracefulReceiveOverflow = value;
+        return this;
+    }
+
+    /**
+     * Whether graceful receive overflow is on.
+     *
+     * @return true when a Send without a receive WQE pauses the stream instead of terminating it
+     */
+    public boolean gracefulReceiveOverflow() {
+        return gracefulReceiveOverflow;
+    }
+
+    /**
      * Pause between the active side receiving an accepting Reply and sending its first FPDU (the RTR
      * or, client/server, the first ULP message). Linux siw 6.1 loses an FPDU that arrives before it
      * installed its receive path: use about 100 ms toward siw, zero otherwise.
@@ -311,6 +357,15 @@ public final class ConnectionSettings {
     }
 
     /**
+     * The close timeout.
+     *
+     * @return the duration
+     */
+    public Duration closeTimeout() {
+        return closeTimeout;
+    }
+
+    /**
      * The pause before the first FPDU.
      *
      * @return the duration
@@ -332,6 +387,6 @@ public final class ConnectionSettings {
     public String toString() {
         return "ConnectionSettings[rev " + revision + ", crc " + crc + ", markers " + requestMarkers + "/"
                 + acceptMarkerRequests + (peerToPeer ? ", p2p " + rtrTypes : ", client/server") + ", pd "
-                + privateDataLimit + ", timeout " + setupTimeout + ", delay " + firstFpduDelay + ", emss " + emss + "]";
+                + privateDataLimit + ", timeout " + setupTimeout + ", close " + closeTimeout + ", delay " + firstFpduDelay + ", emss " + emss + "]";
     }
 }

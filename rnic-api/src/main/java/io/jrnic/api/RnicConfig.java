@@ -33,6 +33,8 @@ public final class RnicConfig {
     private int maxOrd = 64;
     private boolean privilegedConsumer = true;
     private MemorySegment physicalMemory = MemorySegment.NULL;
+    private ResourceQuota pdQuota = ResourceQuota.UNLIMITED;
+    private SrqFairShare srqFairShare = SrqFairShare.UNLIMITED;
     private final Set<RnicExtension> extensions = EnumSet.allOf(RnicExtension.class);
 
     /** Creates a configuration with the defaults. */
@@ -369,6 +371,49 @@ public final class RnicConfig {
      */
     public MemorySegment physicalMemory() {
         return physicalMemory;
+    }
+
+    /**
+     * The quota of every protection domain (RFC 5040 §8.1.2 item 6: no local consumer takes more
+     * than its fair share). Default {@link ResourceQuota#UNLIMITED}: only the RNIC-wide maxima apply.
+     *
+     * @param pdQuota the per-PD quota
+     * @return this
+     */
+    public RnicConfig pdQuota(ResourceQuota pdQuota) {
+        this.pdQuota = java.util.Objects.requireNonNull(pdQuota, "pdQuota");
+        return this;
+    }
+
+    /**
+     * The per-PD quota.
+     *
+     * @return the quota
+     */
+    public ResourceQuota pdQuota() {
+        return pdQuota;
+    }
+
+    /**
+     * The fair-share policy every new S-RQ starts with (RFC 5040 §8.1.2 item 8); each S-RQ can
+     * change its own with {@link SharedReceiveQueue#fairShare(SrqFairShare)}. Default
+     * {@link SrqFairShare#UNLIMITED}: consumption is counted but never limited.
+     *
+     * @param srqFairShare the policy
+     * @return this
+     */
+    public RnicConfig srqFairShare(SrqFairShare srqFairShare) {
+        this.srqFairShare = java.util.Objects.requireNonNull(srqFairShare, "srqFairShare");
+        return this;
+    }
+
+    /**
+     * The initial fair-share policy of new S-RQs.
+     *
+     * @return the policy
+     */
+    public SrqFairShare srqFairShare() {
+        return srqFairShare;
     }
 
     /**

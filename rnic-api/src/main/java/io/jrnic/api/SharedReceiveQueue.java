@@ -50,6 +50,32 @@ public interface SharedReceiveQueue extends AutoCloseable {
     SrqAttributes query();
 
     /**
+     * Sets the fair-share policy (RFC 5040 §8.1.2 item 8); it applies from the next WQE taken. A
+     * new S-RQ starts with {@link RnicConfig#srqFairShare()}.
+     *
+     * @param policy the policy
+     * @throws VerbsException INVALID_SRQ_HANDLE; INVALID_MODIFIER for a window above the RNIC's
+     *                        maximum S-RQ WRs
+     */
+    void fairShare(SrqFairShare policy);
+
+    /**
+     * The current fair-share policy.
+     *
+     * @return the policy
+     */
+    SrqFairShare fairShare();
+
+    /**
+     * What one attached QP consumed of this S-RQ (which remote peer takes the buffers).
+     *
+     * @param qp a QP that uses this S-RQ
+     * @return a snapshot (all zero for a QP that took nothing yet)
+     * @throws VerbsException INVALID_QP_HANDLE when the QP does not use this S-RQ, INVALID_SRQ_HANDLE
+     */
+    SrqConsumption consumption(QueuePair qp);
+
+    /**
      * Destroy S-RQ (Verbs §6.3.3): allowed with WRs posted (they never complete).
      *
      * @throws VerbsException SRQ_IN_USE while QPs use it

@@ -22,19 +22,34 @@ import java.util.concurrent.Executor;
 final class ChannelLink implements FpduLink {
     private final FpduChannel channel;
     private final ConnectionInfo info;
+    private final boolean gracefulReceiveOverflow;
 
     /**
-     * Wraps an established channel that has not been started.
+     * Wraps an established channel that has not been started; a Send finding no receive WQE
+     * terminates the stream (RFC 5040 §5.3).
      *
      * @param channel the channel
      * @throws IllegalArgumentException if channel is null
      */
     ChannelLink(FpduChannel channel) {
+        this(channel, false);
+    }
+
+    /**
+     * Wraps an established channel that has not been started.
+     *
+     * @param channel                 the channel
+     * @param gracefulReceiveOverflow pause reading instead of terminating when a Send finds no
+     *                                receive WQE (V-WRP-65, see {@link FpduLink#gracefulReceiveOverflow()})
+     * @throws IllegalArgumentException if channel is null
+     */
+    ChannelLink(FpduChannel channel, boolean gracefulReceiveOverflow) {
         if (channel == null) {
             throw new IllegalArgumentException("channel must not be null");
         }
         this.channel = channel;
         this.info = channel.info();
+        this.gracefulReceiveOverflow = gracefulReceiveOverflow;
     }
 
     /** The wrapped channel (statistics, addresses). */
@@ -70,6 +85,22 @@ final class ChannelLink implements FpduLink {
     @Override
     public int firstInboundReadRequestMsn() {
         return info.nextInboundReadRequestMsn();
+    }
+
+    @Override
+    public boolean gracefulReceiveOverflow() {
+        return gracefulReceiveOverflow;
+    }
+
+    /** Stops socket reads: netty's autoRead goes off, TCP flow control holds the peer (V-WRP-66). */
+    @Override
+    public void pauseReceive() {
+        channel.receivePaused(true);
+    }
+
+    @Override
+    public void resumeReceive() {
+        channel.receivePaused(false);
     }
 
     @Override

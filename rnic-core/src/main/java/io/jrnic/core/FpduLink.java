@@ -113,6 +113,33 @@ public interface FpduLink {
     }
 
     /**
+     * Graceful receive overflow (Verbs §13.2, V-WRP-65/66, MAY): whether a Send that finds no
+     * receive WQE pauses reception until one is posted, instead of terminating the stream with
+     * 1/2/0x02 (RFC 5040 §5.3), the default. A link that says yes must implement
+     * {@link #pauseReceive()} and {@link #resumeReceive()}.
+     *
+     * @return true to pause, false (default) to terminate
+     */
+    default boolean gracefulReceiveOverflow() {
+        return false;
+    }
+
+    /**
+     * Stops consuming bytes from the LLP: the TCP receive window closes and flow control holds the
+     * peer back (V-WRP-66). ULPDUs of bytes already read may still be delivered. Called on
+     * {@link #executor()}; idempotent.
+     */
+    default void pauseReceive() {
+    }
+
+    /**
+     * Undoes {@link #pauseReceive()}: reading continues exactly where it stopped. Called on
+     * {@link #executor()}; idempotent.
+     */
+    default void resumeReceive() {
+    }
+
+    /**
      * Starts delivery; call once, on {@link #executor()}.
      *
      * @param handler  receives verified ULPDUs and the first stream fault

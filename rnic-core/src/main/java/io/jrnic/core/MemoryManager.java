@@ -203,9 +203,22 @@ final class MemoryManager {
         }
     }
 
-    /** RI-Reregister Non-Shared Memory Region (Verbs §7.3.2.3). */
+    /**
+     * RI-Reregister Non-Shared Memory Region (Verbs §7.3.2.3). The old mapping is revoked: when
+     * this returns, no placement writes the old memory any more (R-SEC-016), even when the
+     * reregistration failed and deallocated the region (V-MR-51).
+     */
     int reregister(SoftMemoryRegion mr, ProtectionDomain newPd, MemorySegment memory, int rights, int key,
                    AddressType type, long va, boolean remoteAccess) {
+        try {
+            return reregisterLocked(mr, newPd, memory, rights, key, type, va, remoteAccess);
+        } finally {
+            mr.fence.awaitPlacements();
+        }
+    }
+
+    private int reregisterLocked(SoftMemoryRegion mr, ProtectionDomain newPd, MemorySegment memory, int rights,
+                                 int key, AddressType type, long va, boolean remoteAccess) {
         checkKey(key);
         synchronized (rnic.memoryLock) {
             rnic.checkOpen();
@@ -234,7 +247,10 @@ final class MemoryManager {
         }
     }
 
-    /** Deallocate STag of a region (Verbs §7.9). */
+    /**
+     * Deallocate STag of a region (Verbs §7.9); returns once no placement writes its memory any
+     * more (R-SEC-016).
+     */
     void deallocate(SoftMemoryRegion mr) {
         synchronized (rnic.memoryLock) {
             rnic.checkOpen();
@@ -246,6 +262,7 @@ final class MemoryManager {
             }
             freeRegion(mr);
         }
+        mr.fence.awaitPlacements(); // outside the memory lock: a placing event loop may need it
     }
 
     private void freeRegion(SoftMemoryRegion mr) {
@@ -277,8 +294,16 @@ final class MemoryManager {
         }
     }
 
-    /** Deallocate STag of a window: allowed while bound, implicitly unbinding (Verbs §7.10.5). */
+    /**
+     * Deallocate STag of a window: allowed while bound, implicitly unbinding (Verbs §7.10.5);
+     * returns once no placement writes through the window any more (R-SEC-016).
+     */
     void deallocate(SoftMemoryWindow mw) {
+        deallocateLocked(mw);
+        mw.fence.awaitPlacements();
+    }
+
+    private void deallocateLocked(SoftMemoryWindow mw) {
         synchronized (rnic.memoryLock) {
             rnic.checkOpen();
             StagBinding b = mw.binding;
@@ -427,13 +452,27 @@ final class MemoryManager {
 
     /**
      * Invalidate Local STag (and the invalidation half of RDMA Read with Invalidate), Verbs §7.8
-     * and §7.10.4 checks (V-MR-121, V-MW-45).
+     * and §7.10.4 checks (V-MR-121, V-MW-45). On success it returns once no placement writes the
+     * STag's memory any more (R-SEC-016, {@link StagBinding.Fence}).
      *
      * @param qp   the processing QP
      * @param stag the STag to invalidate
      * @return null on success, else the completion status
      */
     WorkCompletionStatus invalidateLocal(SoftQueuePair qp, int stag) {
+        WorkCompletionStatus st;
+        StagEntry revoked;
+        synchronized (rnic.memoryLock) {
+            st = invalidateLocalLocked(qp, stag);
+            revoked = st == null ? table.lookup(stag) : null;
+        }
+        if (revoked != null) {
+            StagBinding.Fence.of(revoked).awaitPlacements(); // R-SEC-016
+        }
+        return st;
+    }
+
+    private WorkCompletionStatus invalidateLocalLocked(SoftQueuePair qp, int stag) {
         synchronized (rnic.memoryLock) {
             if (stag >>> 8 == 0) {
                 return WorkCompletionStatus.INVALID_STAG; // V-MR-26: STag 0 is always Valid
@@ -472,13 +511,28 @@ final class MemoryManager {
 
     /**
      * Invalidation requested by an incoming Send with Invalidate (Verbs §7.8, §7.10.6.3, §8.2.2.1
-     * rule 1; RFC 5040 §5.3): the local checks plus the remote-right requirement of V-MR-122.
+     * rule 1; RFC 5040 §5.3): the local checks plus the remote-right requirement of V-MR-122. On
+     * success it returns once no other placement writes the STag's memory (R-SEC-016).
      *
      * @param qp   the receiving QP (its PD is used even for S-RQ WQEs, V-SRQ-27)
      * @param stag the STag named by the peer
      * @return null on success, else why it was refused (completion status and Terminate code)
      */
     InvalidateRefusal invalidateRemote(SoftQueuePair qp, int stag) {
+        InvalidateRefusal refusal;
+        StagEntry revoked;
+        synchronized (rnic.memoryLock) {
+            refusal = invalidateRemoteLocked(qp, stag);
+            revoked = refusal == null ? table.lookup(stag) : null;
+        }
+        if (revoked != null) {
+            // R-SEC-016; on the receiving QP's own loop its own placements have ended already
+            StagBinding.Fence.of(revoked).awaitPlacements();
+        }
+        return refusal;
+    }
+
+    private InvalidateRefusal invalidateRemoteLocked(SoftQueuePair qp, int stag) {
         synchronized (rnic.memoryLock) {
             StagEntry e = stag >>> 8 == 0 ? null : table.lookup(stag);
             if (e == null || e.binding.state() == StagState.FREE) {

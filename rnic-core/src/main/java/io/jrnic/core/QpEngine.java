@@ -7,6 +7,8 @@ import io.jrnic.rdmap.IwarpErrors;
 import io.jrnic.rdmap.RdmapFeatures;
 import io.jrnic.wire.IwarpError;
 import io.jrnic.wire.TerminateLayer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Executor;
@@ -41,13 +43,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class QpEngine implements QpTransport {
     /** FPDUs sent per run before the engine yields the event loop to other QPs. */
     static final int FPDU_BUDGET = 16;
+    private static final Logger LOG = LoggerFactory.getLogger(QpEngine.class);
 
     final FpduLink link;
     final Executor executor;
     final RdmapFeatures features = RdmapFeatures.RFC_5040;
     final TerminateLatch latch = new TerminateLatch();
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    private final Runnable runTask = this::run;
+    private final Runnable runTask = this::scheduledRun;
+    private final Runnable loopTurn = () -> ranNow = false;
     private final FpduLink.Listener listener = new LinkListener();
 
     Upcalls upcalls;
@@ -65,8 +69,15 @@ public final class QpEngine implements QpTransport {
     private volatile boolean resetRequested;
     private volatile boolean established = true;
 
+    /** The link's event-loop thread, known once the engine started on it (the latency path). */
+    private volatile Thread loopThread;
+
     // loop state
     private boolean started;
+    /** A run is in progress (re-entrant calls from its upcalls only schedule). */
+    private boolean running;
+    /** An immediate run happened in this turn of the loop: the next transmits schedule. */
+    private boolean ranNow;
     private boolean linkClosed;
     private boolean closing;
     private boolean terminating;
@@ -93,9 +104,12 @@ public final class QpEngine implements QpTransport {
     }
 
     /**
-     * Associates the engine with its QP and starts the link on its event loop. A stream message is
-     * not supported by an FPDU link (the connection manager owns the MPA startup frames) and is
-     * ignored.
+     * Associates the engine with its QP and starts the link on its event loop. The link is already
+     * in MPA Full Operation, so there is no streaming mode left to send a Stream Message Buffer in:
+     * the connection manager sends it before the MPA Request on an adopted socket
+     * ({@code ConnectionManager.connect(qp, socketChannel, ...)}), and {@link SoftQueuePair} refuses
+     * a Modify to RTS that names one with this engine (docs/connection-management.md). A non-null
+     * message here is therefore not sent.
      *
      * @throws IllegalArgumentException if the upcalls do not belong to a jrnic QP, or on a second start
      */
@@ -122,6 +136,7 @@ public final class QpEngine implements QpTransport {
             link.abort();
             return;
         }
+        loopThread = Thread.currentThread();
         tx.resetMsns(link.firstOutboundSendMsn(), link.firstOutboundReadRequestMsn());
         rx.prime(link.firstInboundSendMsn(), link.firstInboundReadRequestMsn());
         link.start(rx, listener);
@@ -153,7 +168,33 @@ public final class QpEngine implements QpTransport {
             }
             inboxTail = wqe;
         }
-        schedule();
+        if (Thread.currentThread() == loopThread && !running && !ranNow) {
+            runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
+        } else {
+            schedule();
+        }
+    }
+
+    /**
+     * The latency path: a WQE posted on the link's own event loop, outside a run, is sent at once
+     * instead of through a scheduled task. The run is the ordinary one (inbox in SQ order, at most
+     * {@link #FPDU_BUDGET} FPDUs, the rest rescheduled), so ordering and exactly-once completion are
+     * those of a scheduled run. Fairness: at most one immediate run per turn of the loop, so that a
+     * chain of replies posted from completion handlers (two QPs answering each other on one loop)
+     * cannot keep the loop from its other tasks: the run queues a (preallocated) task that marks the
+     * loop's next turn, and until it ran, posts take the scheduled path. A receive completion being
+     * delivered around it is not this run's business: its Terminate context is set aside meanwhile.
+     */
+    private void runNow() {
+        ranNow = true;
+        executor.execute(loopTurn);
+        boolean delivering = deliveryContext;
+        deliveryContext = false;
+        try {
+            run();
+        } finally {
+            deliveryContext = delivering;
+        }
     }
 
     @Override
@@ -220,52 +261,63 @@ public final class QpEngine implements QpTransport {
         }
     }
 
+    private void scheduledRun() {
+        ranNow = false;
+        run();
+    }
+
     private void run() {
         scheduled.set(false);
         if (!started || dead) {
             return;
         }
+        running = true;
+        try {
+            runOnce();
+        } finally {
+            running = false;
+        }
+    }
+
+    private void runOnce() {
         if (resetRequested) {
             die();
             link.abort();
             return;
         }
         SendWqe w;
-        TerminateMessage term;
         synchronized (inboxLock) {
             w = inboxHead;
             inboxHead = null;
             inboxTail = null;
-            term = terminateRequest;
         }
         while (w != null) {
             SendWqe next = w.txNext;
             tx.enqueue(w);
             w = next;
         }
-        if (term != null && !terminating) {
-            terminating = true;
-            closing = true;
-            rx.stop(); // RFC 5040 §5.4: nothing more is processed on the stream
-            if (linkClosed) {
-                upcalls.closeCompleted();
-                return;
-            }
-            tx.sendTerminate(errorFor(term.terminateControl())); // V-TERM-2: after the last whole segment
-            link.flush();
-            link.close(); // R-TERM-034: graceful close so the Terminate is delivered
-            return;
-        }
         if (terminating) {
             return; // R-TERM-026: nothing after the Terminate
         }
-        if (!linkClosed) {
+        if (terminateNow()) {
+            return;
+        }
+        if (!linkClosed && !closeRequested) {
+            // TX stops by itself at the next segment boundary once a stop is requested (V-TERM-7)
             int sent = tx.pump(FPDU_BUDGET);
+            if (dead) {
+                return; // V-TERM-4: the stream was reset; nothing more goes out
+            }
             if (sent > 0) {
                 link.flush();
             }
-            if (dead) {
+            if (resetRequested) {
+                die(); // Modify to Error during the run: what was handed to the LLP went, then the reset
+                link.abort();
                 return;
+            }
+            if (terminateNow()) {
+                return; // the QP asked for a Terminate during the run (V-TERM-7, V-TERM-9, V-TERM-10)
             }
             if (tx.hasWork() && !tx.blocked) {
                 schedule();
@@ -283,6 +335,33 @@ public final class QpEngine implements QpTransport {
                 link.close();
             }
         }
+    }
+
+    /**
+     * Sends the Terminate the QP asked for, if it asked: after the last whole segment (V-TERM-2),
+     * then a graceful close so that it is delivered (R-TERM-034).
+     *
+     * @return whether a Terminate request was served
+     */
+    private boolean terminateNow() {
+        TerminateMessage term;
+        synchronized (inboxLock) {
+            term = terminateRequest;
+        }
+        if (term == null) {
+            return false;
+        }
+        terminating = true;
+        closing = true;
+        rx.stop(); // RFC 5040 §5.4: nothing more is processed on the stream
+        if (linkClosed) {
+            upcalls.closeCompleted();
+            return true;
+        }
+        tx.sendTerminate(errorFor(term.terminateControl()));
+        link.flush();
+        link.close();
+        return true;
     }
 
     /** The Terminate's error: the latched one when it is what the QP sends, else the QP's code. */
@@ -307,6 +386,42 @@ public final class QpEngine implements QpTransport {
     /** An error while building an outbound message (V-TERM-8): the WQE fails, the QP terminates. */
     void localFailure(SendWqe w) {
         upcalls.sendCompleted(w, WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR);
+    }
+
+    /**
+     * Whether the QP asked outbound processing to stop (Terminate, Modify to Error or Terminate, a
+     * close): read by TX before every segment (Verbs §6.4 #3, #6; V-TERM-7, V-TERM-10). Volatile
+     * reads, so a request made on another thread stops TX within one segment.
+     */
+    boolean stopRequested() {
+        return closeRequested || resetRequested;
+    }
+
+    /**
+     * The link failed while framing a segment (Verbs §6.4 #1, V-TERM-4): part of the segment may
+     * already be in the stream, so no Terminate may follow it. The stream is reset at once (queued
+     * FPDUs are dropped) and the QP goes to Error with the WQE, if any, failed.
+     *
+     * @param w     the SQ WQE whose segment failed, or null for a Read Response
+     * @param cause what the link threw
+     */
+    void streamFailure(SendWqe w, RuntimeException cause) {
+        LOG.warn("outbound segment failed on {}; resetting the stream (Verbs §6.4 #1)", link, cause);
+        die();
+        link.abort();
+        upcalls.streamAborted(w, WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR);
+    }
+
+    /**
+     * An error while building a Read Response (Verbs §6.4 #5, V-TERM-9): TX has stopped before the
+     * bad segment; the QP raises the event and hands back the Terminate (its code, no copied
+     * headers: the error is not in an inbound segment), which goes instead of the rest of the
+     * response. If the QP is no longer in RTS, TX stays stopped and the close in progress ends it.
+     *
+     * @param event the IRRQ event (its Terminate code is sent)
+     */
+    void responseFailure(AsyncEventType event) {
+        upcalls.remoteError(event);
     }
 
     private void die() {
@@ -334,7 +449,15 @@ public final class QpEngine implements QpTransport {
         @Override
         public void onSent(long token) {
             if (!dead) {
-                tx.onSent(token);
+                // netty may report this from inside its own flush: a WQE posted from the completion
+                // must then take the scheduled path, not write into the flush in progress
+                boolean was = running;
+                running = true;
+                try {
+                    tx.onSent(token);
+                } finally {
+                    running = was;
+                }
             }
         }
 

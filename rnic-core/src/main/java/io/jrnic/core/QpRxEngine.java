@@ -2,6 +2,7 @@ package io.jrnic.core;
 
 import io.jrnic.api.AccessRights;
 import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.QpState;
 import io.jrnic.api.StagState;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
@@ -27,6 +28,8 @@ import io.jrnic.wire.IwarpError;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The receive state machine of one QP (siw's qp_rx): every verified ULPDU from the link is
@@ -45,7 +48,23 @@ import java.lang.foreign.ValueLayout;
  * reports it to the QP once the segment is delivered (Verbs V-TERM-11): placement-time verdicts
  * decline the placement so that the segment's delivery still waits for its CRC.
  *
- * <p>Thread safety: confined to the engine's event loop.
+ * <p><b>Revocation fence</b> (RFC 5040 §8.1.1 (6), R-SEC-016). A tagged placement holds the STag's
+ * {@link StagBinding.Fence} from the moment it was validated until its last byte is in (one copy,
+ * or the link's direct reads of the rest of the FPDU); a revocation waits for it, so that no byte
+ * lands after Invalidate, deregistration or unbind returned. A segment whose STag was revoked
+ * between validation and placement fails as an invalid STag (1/1/0x00).
+ *
+ * <p><b>Graceful receive overflow</b> (Verbs §13.2, V-WRP-65/66, MAY; opt-in through
+ * {@link FpduLink#gracefulReceiveOverflow()}). By default a Send finding no receive WQE is
+ * terminated (1/2/0x02, RFC 5040 §5.3). With the option on, the Send is held instead: DDP defers
+ * it without changing any state ({@link io.jrnic.ddp.UntaggedBufferResolver#DEFER}), the engine
+ * copies it and every ULPDU the link still delivers into a backlog, and asks the link to stop
+ * reading ({@link FpduLink#pauseReceive()}: TCP flow control pushes back on the peer). When the QP
+ * posts a receive ({@link #receivePosted()}) the backlog is replayed in order from the held Send
+ * on, and reading resumes once it is empty. Only QPs with their own RQ use it: an S-RQ is shared
+ * and its WQEs are not for one QP to wait for.
+ *
+ * <p>Thread safety: confined to the engine's event loop, except {@link #receivePosted()}.
  */
 final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, TaggedBufferResolver {
     private static final long ANY_LENGTH = 0xFFFF_FFFFL;
@@ -91,11 +110,39 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     private long primeCapacity = -1;
     /** The tagged resolver found the STag valid and associated but without the placement right. */
     private boolean placementDenied;
+    /** The table entry the tagged resolver validated the segment against. */
+    private StagEntry resolvedEntry;
+    /** The fence held by the placement in progress, or null (R-SEC-016). */
+    private StagBinding.Fence fence;
+    /** {@link #fence} is armed across event loop turns (direct placement by the link). */
+    private boolean fenceArmed;
+
+    // graceful receive overflow (V-WRP-65)
+    private final boolean gracefulOverflow;
+    /** The untagged resolver deferred the segment in progress: no receive WQE yet. */
+    private boolean deferred;
+    /** Reception is paused; ULPDUs go to {@link #held}. */
+    private boolean holding;
+    /** ULPDUs received while paused, oldest first; the first is the Send waiting for a WQE. */
+    private final ArrayDeque<byte[]> held = new ArrayDeque<>();
+    /** A stream fault that arrived behind the held ULPDUs. */
+    private DeframeFault heldFault;
+    /** The backlog is being replayed: a deferred segment stays at its head. */
+    private boolean replaying;
+    /** A Send waits for a receive WQE: {@link #receivePosted()} schedules a retry. */
+    private volatile boolean awaitingReceive;
+    private final AtomicBoolean retryScheduled = new AtomicBoolean();
+    private final Runnable retryTask = this::retryHeld;
+    /** A retry came while the deferred Send was still being reassembled: retry once it is held. */
+    private boolean retryPending;
+    /** Times reception was paused for lack of a receive WQE (tests). */
+    volatile long receivePauses;
 
     QpRxEngine(QpEngine engine) {
         this.engine = engine;
         this.ddp = new DdpReceiver(DdpHeaderFlyweight.VERSION_IETF, DdpReceiver.rdmapQueueNumbers(false), this, this);
         this.validator = new RdmapValidator(engine.features);
+        this.gracefulOverflow = engine.link.gracefulReceiveOverflow() && engine.qp.srq == null;
     }
 
     /**
@@ -123,6 +170,59 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     void stop() {
         ddp.stop();
+        releaseFence();
+        held.clear();
+        holding = false;
+        retryPending = false;
+        awaitingReceive = false;
+    }
+
+    /**
+     * The QP posted a receive WQE (any thread): if a Send is held for lack of one, retry it on the
+     * event loop (V-WRP-65). Costs one volatile read otherwise.
+     */
+    void receivePosted() {
+        if (awaitingReceive && retryScheduled.compareAndSet(false, true)) {
+            engine.executor.execute(retryTask);
+        }
+    }
+
+    /** Replays the held ULPDUs in order; resumes reading once all went through (V-WRP-65). */
+    private void retryHeld() {
+        retryScheduled.set(false);
+        if (!holding) {
+            retryPending = deferred; // the rest of the deferred Send is still to be read
+            return;
+        }
+        holding = false;
+        while (!held.isEmpty() && !holding) {
+            byte[] u = held.peekFirst();
+            replaying = true;
+            try {
+                onUlpdu(MemorySegment.ofArray(u), 0, u.length);
+            } finally {
+                replaying = false;
+            }
+            if (!holding) {
+                held.pollFirst();
+            }
+        }
+        if (holding) {
+            return; // the next held Send still finds no WQE: stay paused
+        }
+        awaitingReceive = false;
+        DeframeFault f = heldFault;
+        if (f != null) {
+            heldFault = null;
+            onError(f);
+            return;
+        }
+        engine.link.resumeReceive();
+    }
+
+    /** Keeps a ULPDU that arrived while paused (the link finishes the read it was in). */
+    private void hold(MemorySegment segment, long offset, int length) {
+        held.addLast(segment.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
     }
 
     // ---- PlacementHandler ---------------------------------------------------------------------
@@ -135,6 +235,10 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     @Override
     public boolean placementTarget(MemorySegment prefix, long offset, int prefixLength, int ulpduLength,
                                    PlacementTarget placement) {
+        if (holding) {
+            prevalidated = false; // reassembled whole and held (V-WRP-65)
+            return false;
+        }
         examine(prefix, offset, ulpduLength);
         prevalidated = true;
         if (target == null || payloadLength == 0) {
@@ -143,28 +247,41 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         placement.set(target, targetOffset);
         placedDirect = true;
         bytesPlacedDirect += payloadLength;
+        if (fence != null) {
+            fence.arm(); // the link writes the rest on later event loop turns
+            fenceArmed = true;
+        }
         return true;
     }
 
     @Override
     public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
         prevalidated = false;
-        deliver(prefix, offset);
+        deliver(prefix, offset, ulpduLength);
     }
 
     @Override
     public void onUlpdu(MemorySegment segment, long offset, int length) {
+        if (holding && !replaying) {
+            hold(segment, offset, length);
+            return;
+        }
         if (!prevalidated) {
             examine(segment, offset, length);
         }
         prevalidated = false;
-        deliver(segment, offset);
+        deliver(segment, offset, length);
     }
 
     @Override
     public void onError(DeframeFault fault) {
+        if (holding) {
+            heldFault = fault; // acted on after the held ULPDUs, in stream order
+            return;
+        }
         // RFC 5044 §8 / Verbs Figure 24: LLP errors carry no headers (M=D=R=0, R-TERM-014)
         prevalidated = false;
+        releaseFence();
         ddp.stop();
         fail(fault, switch (fault) {
             case CRC_MISMATCH -> AsyncEventType.LLP_INVALID_CRC;
@@ -188,6 +305,17 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
                 }
                 // RFC 5040 §5.3: one Send consumes one receive WQE (Verbs §7.4.1 checks in takeReceive)
                 ReceiveWqe w = engine.upcalls.takeReceive();
+                if (w == null && gracefulOverflow) {
+                    // V-WRP-65: announce the wait first, then look again, so that a receive posted
+                    // in between is either found here or seen by receivePosted (Dekker)
+                    awaitingReceive = true;
+                    w = engine.upcalls.takeReceive();
+                    if (w == null && engine.qp.state() == QpState.RTS) {
+                        receive = null;
+                        yield DEFER;
+                    }
+                    awaitingReceive = false;
+                }
                 receive = w;
                 yield w == null ? NO_BUFFER : w.totalLength();
             }
@@ -223,6 +351,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
             return;
         }
+        resolvedEntry = e;
         boolean window = e instanceof SoftMemoryWindow;
         // RFC 5042 §5, R-SEC-011/012: a region of this PD, a window bound to this QP
         if (window ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
@@ -239,6 +368,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     // ---- validation ---------------------------------------------------------------------------
 
     private void examine(MemorySegment segment, long offset, int ulpduLength) {
+        releaseFence();
+        resolvedEntry = null;
+        deferred = false;
         drop = false;
         pendingError = null;
         pendingEvent = null;
@@ -259,11 +391,17 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         InboundSegment s = ddp.onSegment(segment, offset, ulpduLength);
         switch (s.outcome()) {
             case ACCEPTED -> { }
+            case DEFERRED -> {
+                deferred = true; // V-WRP-65: no receive WQE yet, DDP state unchanged
+                return;
+            }
             case REJECTED -> {
                 DdpError error = s.error();
                 pendingError = error;
-                pendingEvent = eventFor(error, headerLength == UntaggedHeaderFlyweight.HEADER_LENGTH
-                        ? untaggedCopy.wrap(headerCopy, 0).queueNumber() : -1);
+                int qn = headerLength == UntaggedHeaderFlyweight.HEADER_LENGTH
+                        ? untaggedCopy.wrap(headerCopy, 0).queueNumber() : -1;
+                pendingEvent = error == DdpError.UNTAGGED_MSN_RANGE && qn == DdpReceiver.QN_READ_REQUEST
+                        ? irrqMsnEvent(untaggedCopy.msn()) : eventFor(error, qn);
                 if (error == DdpError.TAGGED_INVALID_STAG && placementDenied) {
                     // wire code 1/1/0x00 (AMB-16); Verbs names the cause (Figure 24, V-EV-14, V-EV-19)
                     pendingEvent = engine.qp.inboundWrite() ? AsyncEventType.TAGGED_ACCESS_RIGHTS
@@ -344,8 +482,32 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     private void taggedTarget(InboundSegment s) {
         if (payloadLength > 0 && s.attachment() instanceof StagBinding b) {
+            StagEntry e = resolvedEntry;
+            StagBinding.Fence f = StagBinding.Fence.of(e);
+            if (!f.enter(e, b)) {
+                // R-SEC-016: revoked between validation and placement; RFC 5041 §7.1 check 1
+                ddp.stop();
+                pendingError = DdpError.TAGGED_INVALID_STAG;
+                pendingEvent = AsyncEventType.TAGGED_INVALID_STAG;
+                return;
+            }
+            fence = f;
             target = b.memory();
             targetOffset = s.bufferOffset();
+        }
+    }
+
+    /** Ends the placement in progress: revocations of its STag no longer wait for it. */
+    private void releaseFence() {
+        StagBinding.Fence f = fence;
+        if (f != null) {
+            fence = null;
+            if (fenceArmed) {
+                fenceArmed = false;
+                f.disarm();
+            } else {
+                f.exit();
+            }
         }
     }
 
@@ -379,8 +541,24 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     // ---- delivery -----------------------------------------------------------------------------
 
-    private void deliver(MemorySegment segment, long offset) {
+    private void deliver(MemorySegment segment, long offset, int length) {
+        if (deferred) {
+            // V-WRP-65: keep the Send (it stays first while replaying) and stop reading the LLP
+            deferred = false;
+            holding = true;
+            if (!replaying) {
+                hold(segment, offset, length);
+                receivePauses++;
+                engine.link.pauseReceive();
+                if (retryPending && retryScheduled.compareAndSet(false, true)) {
+                    engine.executor.execute(retryTask); // a receive was posted while it was read
+                }
+                retryPending = false;
+            }
+            return;
+        }
         if (closing && (rsvdUlp & RdmapControl.OPCODE_MASK) != RdmapOpcode.TERMINATE.wireValue()) {
+            releaseFence();
             engine.upcalls.segmentWhileClosing(); // Verbs §6.2.5 Figure 11, V-QPS-84
             return;
         }
@@ -388,6 +566,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             return;
         }
         if (pendingError != null) {
+            releaseFence();
             failSegment(segment, offset);
             return;
         }
@@ -409,11 +588,13 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
     }
 
+    /** Places a tagged segment (copying it unless the link placed it), then ends its fence. */
     private void place(MemorySegment segment, long offset) {
         if (target != null && !placedDirect) {
             MemorySegment.copy(segment, offset + payloadStart, target, targetOffset, payloadLength);
             bytesCopied += payloadLength;
         }
+        releaseFence(); // before any upcall: a revoker may hold the QP's lock (R-SEC-016)
     }
 
     private void deliverSend(MemorySegment segment, long offset) {
@@ -512,7 +693,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             return;
         }
         StagBinding b = engine.stags.lookupValid(stag);
-        ird.add(readRequest.sinkStag(), readRequest.sinkTaggedOffset(), size, b.memory(), b.offsetOf(to));
+        // V-TERM-9: TX checks the source STag and TO again before each segment of the response
+        ird.add(readRequest.sinkStag(), readRequest.sinkTaggedOffset(), size, b.memory(), b.offsetOf(to), stag, to);
         engine.schedule();
     }
 
@@ -601,6 +783,22 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     private int segmentLengthField() {
         int rdmapHeader = opcode == null || opcode.ulpPayload() ? 0 : opcode.headerLength();
         return Math.max(0, payloadLength - rdmapHeader);
+    }
+
+    /**
+     * Which IRRQ event a Read Request with an unexpected MSN raises (wire code 1/2/0x03 either way,
+     * Verbs 0x1203). Requests are accepted in MSN order only; the legal range would be the MSNs the
+     * free IRRQ slots can take (RFC 5041 §7.1 check 5). With requests outstanding in the IRRQ, an
+     * MSN that skips ahead within that range leaves a hole in the IRRQ's sequence: a gap (V-EV-27).
+     * Otherwise, with an empty IRRQ, behind the expected MSN or beyond the free slots, the MSN is
+     * out of range (V-EV-28).
+     */
+    private AsyncEventType irrqMsnEvent(int msn) {
+        int ahead = msn - ddp.expectedMsn(DdpReceiver.QN_READ_REQUEST); // modulo 2^32, RFC 5041 §4.3
+        int outstanding = engine.tx.ird.size();
+        int free = engine.qp.ird() - outstanding;
+        return outstanding > 0 && ahead > 0 && ahead < free
+                ? AsyncEventType.IRRQ_INVALID_MSN_GAP : AsyncEventType.IRRQ_INVALID_MSN_RANGE;
     }
 
     private static AsyncEventType eventFor(DdpError error, int queueNumber) {

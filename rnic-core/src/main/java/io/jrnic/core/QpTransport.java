@@ -22,7 +22,9 @@ public interface QpTransport extends LlpStreamHandle {
      * state (V-QPS-13), send the stream message first if any (V-QPS-15).
      *
      * @param upcalls       how to report events to the QP
-     * @param streamMessage the last streaming-mode message to send, or null
+     * @param streamMessage the last streaming-mode message to send, or null (a transport whose stream
+     *                      is already in iWARP mode, such as {@link QpEngine}, cannot take one: the QP
+     *                      refuses it with an Immediate Error before calling this)
      */
     void start(Upcalls upcalls, MemorySegment streamMessage);
 
@@ -96,6 +98,16 @@ public interface QpTransport extends LlpStreamHandle {
 
         /** The graceful close or the close after a Terminate has finished. */
         void closeCompleted();
+
+        /**
+         * An error compromised an outbound segment that was already partly handed to the LLP
+         * (Verbs §6.4 #1, V-TERM-4): the transport stopped at once and reset the LLP stream, and no
+         * Terminate was sent. The QP completes the WQE (if any) with the status and enters Error.
+         *
+         * @param wqe    the WQE whose segment failed, or null (a Read Response)
+         * @param status the WQE's completion status
+         */
+        void streamAborted(SendWqe wqe, WorkCompletionStatus status);
 
         /**
          * The LLP stream failed: lost (timeout) or reset by the peer.

@@ -1,5 +1,7 @@
 package io.jrnic.core;
 
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.Opcode;
 import io.jrnic.ddp.TaggedHeaderFlyweight;
 import io.jrnic.ddp.UntaggedHeaderFlyweight;
@@ -38,6 +40,12 @@ final class QpTxEngine {
     private static final int KIND_SEND = 0;
     private static final int KIND_WRITE = 1;
     private static final int KIND_READ = 2;
+    /** A segment was handed to the link and the message goes on. */
+    private static final int SEGMENT_MORE = 0;
+    /** The message's last segment was handed to the link. */
+    private static final int SEGMENT_LAST = 1;
+    /** The segment could not be built; nothing of it reached the link. */
+    private static final int SEGMENT_FAILED = 2;
 
     private final QpEngine engine;
     private final RdmapMessageEncoder encoder;
@@ -57,6 +65,8 @@ final class QpTxEngine {
     private int readMsn = 1;
     /** Whether the link asked us to wait for writability. */
     boolean blocked;
+    /** An error stopped outbound processing for good (V-TERM-4/8/9): nothing more is sent but a Terminate. */
+    private boolean halted;
     private boolean preferResponse;
 
     // the SQ message in progress
@@ -92,17 +102,20 @@ final class QpTxEngine {
     }
 
     boolean hasWork() {
-        return current != null || responding || queueHead != null || !ird.isEmpty();
+        return !halted && (current != null || responding || queueHead != null || !ird.isEmpty());
     }
 
     /**
-     * Sends up to {@code budget} FPDUs.
+     * Sends up to {@code budget} FPDUs. Before each one it looks whether the QP asked to stop
+     * (Terminate, Modify to Error, close): outbound processing then stops at this segment boundary,
+     * before the next segment reaches the LLP (Verbs §6.4 #3 and #6, V-TERM-7, V-TERM-10), even in the
+     * middle of a message.
      *
      * @return FPDUs handed to the link
      */
     int pump(int budget) {
         int n = 0;
-        while (n < budget && !blocked) {
+        while (n < budget && !blocked && !halted && !engine.stopRequested()) {
             if (current == null && !responding) {
                 boolean response = !ird.isEmpty();
                 boolean sq = queueHead != null;
@@ -115,25 +128,36 @@ final class QpTxEngine {
                     begin(pollQueue());
                 }
             }
-            if (responding) {
-                if (sendResponseSegment()) {
-                    responding = false;
-                    preferResponse = false;
-                }
-            } else {
-                SendWqe w = current;
-                boolean finished;
-                try {
-                    finished = sendSqSegment();
-                } catch (IllegalStateException | IndexOutOfBoundsException e) {
-                    // registered memory went away under the WQE (closed arena): V-TERM-8
+            SendWqe w = responding ? null : current;
+            int r;
+            try {
+                r = responding ? sendResponseSegment() : sendSqSegment();
+            } catch (RuntimeException e) {
+                // Verbs §6.4 #1, V-TERM-4: the link failed while it framed this segment (its memory
+                // vanished under the CRC, say): part of it may be committed to the stream, so no
+                // Terminate can follow; stop at once and reset the LLP stream.
+                current = null;
+                responding = false;
+                halted = true;
+                engine.streamFailure(w, e);
+                return n;
+            }
+            if (r == SEGMENT_FAILED) {
+                if (w != null) {
+                    // the segment was not begun (Verbs §6.4 #4, V-TERM-8): the Terminate goes instead
                     current = null;
+                    halted = true;
                     engine.localFailure(w);
-                    return n;
                 }
-                if (finished) {
+                return n;
+            }
+            if (r == SEGMENT_LAST) {
+                if (w != null) {
                     current = null;
                     preferResponse = true;
+                } else {
+                    responding = false;
+                    preferResponse = false;
                 }
             }
             n++;
@@ -169,8 +193,13 @@ final class QpTxEngine {
         length = w.inline ? w.inlineLength : w.totalLength();
     }
 
-    /** Sends the next FPDU of the current SQ message; true when it was the message's last. */
-    private boolean sendSqSegment() {
+    /**
+     * Sends the next FPDU of the current SQ message.
+     *
+     * @return {@link #SEGMENT_MORE}, {@link #SEGMENT_LAST}, or {@link #SEGMENT_FAILED} when the
+     *         payload memory is no longer there (checked before anything reaches the link)
+     */
+    private int sendSqSegment() {
         SendWqe w = current;
         int mulpdu = engine.link.mulpdu();
         if (kind == KIND_READ) {
@@ -179,7 +208,7 @@ final class QpTxEngine {
             int n = encoder.readRequest(header, 0, readMsn++, w.stags[0], w.tos[0], w.lengths[0], w.remoteStag,
                     w.remoteTo);
             blocked = !engine.link.send(header, 0, n, null, 0, 0);
-            return true;
+            return SEGMENT_LAST;
         }
         int headerLength = kind == KIND_WRITE ? TaggedHeaderFlyweight.HEADER_LENGTH
                 : UntaggedHeaderFlyweight.HEADER_LENGTH;
@@ -200,6 +229,11 @@ final class QpTxEngine {
                 payload = w.sgeMemory[sge];
                 payloadOffset = w.sgeOffset[sge] + sgeDone;
                 chunk = (int) Math.min(room, (w.lengths[sge] & 0xFFFF_FFFFL) - sgeDone);
+            }
+            if (!readable(payload, payloadOffset, chunk)) {
+                return SEGMENT_FAILED; // V-TERM-8: registered memory went away under the WQE
+            }
+            if (!w.inline) {
                 sgeDone += chunk;
             }
         }
@@ -210,7 +244,7 @@ final class QpTxEngine {
         done += chunk;
         if (!last) {
             blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk);
-            return false;
+            return SEGMENT_MORE;
         }
         if (kind == KIND_SEND) {
             sendMsn++;
@@ -224,27 +258,74 @@ final class QpTxEngine {
         }
         sentTail = w;
         blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
-        return true;
+        return SEGMENT_LAST;
     }
 
-    /** Sends the next FPDU of the Read Response at the IRD head; true when it was the last. */
-    private boolean sendResponseSegment() {
+    /** Whether a payload slice can still be read: its memory is alive (not a closed arena) and in range. */
+    private static boolean readable(MemorySegment payload, long offset, int length) {
+        return payload.scope().isAlive() && offset >= 0 && offset + length <= payload.byteSize();
+    }
+
+    /**
+     * Sends the next FPDU of the Read Response at the IRD head. Its source is checked first (Verbs
+     * §6.4 #5, V-TERM-9): when it is no longer valid, nothing of the segment is sent, outbound
+     * processing stops, and the QP is asked to send the Terminate instead of the rest of the response.
+     *
+     * @return {@link #SEGMENT_MORE}, {@link #SEGMENT_LAST} or {@link #SEGMENT_FAILED}
+     */
+    private int sendResponseSegment() {
         int room = engine.link.mulpdu() - TaggedHeaderFlyweight.HEADER_LENGTH;
         long size = ird.headSize();
         long sent = ird.headSent();
         int chunk = (int) Math.min(room, size - sent);
         boolean last = sent + chunk == size;
+        MemorySegment source = chunk == 0 ? null : ird.headSource();
+        long sourceOffset = ird.headSourceOffset() + sent;
+        if (chunk > 0) {
+            AsyncEventType fault = sourceFault(source, sourceOffset, sent, chunk);
+            if (fault != null) {
+                responding = false;
+                halted = true;
+                engine.responseFailure(fault);
+                return SEGMENT_FAILED;
+            }
+        }
         // RFC 5040 §4.4 / R-READ-005: Sink STag copied, TO advancing from the Sink TO
         int n = encoder.taggedHeader(header, 0, RdmapOpcode.READ_RESPONSE, last, ird.headSinkStag(),
                 ird.headSinkTo() + sent);
-        MemorySegment source = chunk == 0 ? null : ird.headSource();
-        long sourceOffset = ird.headSourceOffset() + sent;
         ird.headSent(sent + chunk);
         if (last) {
             ird.pop();
         }
         blocked = !engine.link.send(header, 0, n, source, sourceOffset, chunk);
-        return last;
+        return last ? SEGMENT_LAST : SEGMENT_MORE;
+    }
+
+    /**
+     * Why the next Read Response segment cannot be built from its source, or null when it can.
+     * The source memory must be alive (an application that closed the arena under a registered
+     * region: a local catastrophic error of the stream, Verbs Figure 24, 0/2/0x07). When the IRD
+     * slot names its source STag, that STag must still be Valid with the same key and the Remote
+     * Read right and still cover these bytes with the same memory: the RFC 5040 §7.2 checks of the
+     * request, repeated, since a Send with Invalidate, a Deregister or an Invalidate Local STag may
+     * have run since the request was validated (RFC 5040 §5.3 invalidation, Verbs §7.8).
+     */
+    private AsyncEventType sourceFault(MemorySegment source, long sourceOffset, long sent, int chunk) {
+        if (!readable(source, sourceOffset, chunk)) {
+            return AsyncEventType.LOCAL_QP_CATASTROPHIC;
+        }
+        int stag = ird.headSourceStag();
+        if (stag == 0) {
+            return null;
+        }
+        StagBinding b = engine.stags.lookupValid(stag);
+        if (b == null || b.memory() != source) {
+            return AsyncEventType.IRRQ_INVALID_STAG;
+        }
+        if (!AccessRights.has(b.rights(), AccessRights.REMOTE_READ)) {
+            return AsyncEventType.IRRQ_ACCESS_RIGHTS;
+        }
+        return b.contains(ird.headSourceTo() + sent, chunk) ? null : AsyncEventType.IRRQ_BASE_BOUNDS;
     }
 
     /** Sends the Terminate for an error (RFC 5040 §4.8), with the latched headers when they match. */
@@ -267,6 +348,11 @@ final class QpTxEngine {
             w.txNext = null;
             engine.upcalls.sendCompleted(w, io.jrnic.api.WorkCompletionStatus.SUCCESS);
         }
+    }
+
+    /** Whether an error stopped outbound processing for good. */
+    boolean halted() {
+        return halted;
     }
 
     void clear() {

@@ -29,6 +29,7 @@ import io.jrnic.mpa.RtrForm;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -83,7 +84,7 @@ final class SoftConnectionManager implements ConnectionManager {
         // The Reply is decided when the Request arrives, before the ULP names a queue pair: announce
         // up to the RNIC's limits and fit the queue pair at accept time (see acceptReadDepths).
         MpaSettings mpa = mpaSettings(settings, irdCap(), wireDepth(rnic.config().maxOrd()), irdCap());
-        MpaListener listener = transport(settings).listen(address, mpa, new RequestBridge(handler));
+        MpaListener listener = transport(settings).listen(address, mpa, new RequestBridge(handler, settings));
         return new CmListener(listener);
     }
 
@@ -100,12 +101,58 @@ final class SoftConnectionManager implements ConnectionManager {
             QueuePairAttributes a = q.query();
             MpaSettings mpa = mpaSettings(settings, Math.min(a.ird(), irdCap()), wireDepth(a.ord()), irdCap());
             CompletableFuture<Connection> result = new CompletableFuture<>();
-            transport(settings).connect(address, mpa, data, new Establishment(q, result, null));
+            transport(settings).connect(address, mpa, data, new Establishment(q, result, null, settings.gracefulReceiveOverflow()));
             return result.minimalCompletionStage();
         } catch (RuntimeException e) {
             busy.remove(q);
             throw e;
         }
+    }
+
+    @Override
+    public CompletionStage<Connection> connect(QueuePair qp, SocketChannel connected, ConnectionSettings settings,
+                                               byte[] privateData, byte[] streamMessage) {
+        if (qp == null || connected == null || settings == null) {
+            throw new IllegalArgumentException("queue pair, socket and settings must not be null");
+        }
+        byte[] data = privateData == null ? new byte[0] : privateData.clone();
+        checkPrivateData("request", data.length, settings.maxUlpPrivateData());
+        SoftQueuePair q = reserve(qp);
+        try {
+            QueuePairAttributes a = q.query();
+            MpaSettings mpa = mpaSettings(settings, Math.min(a.ird(), irdCap()), wireDepth(a.ord()), irdCap());
+            CompletableFuture<Connection> result = new CompletableFuture<>();
+            transport(settings).adoptInitiator(connected, mpa, data, streamMessage, new Establishment(q, result, null, settings.gracefulReceiveOverflow()));
+            return result.minimalCompletionStage();
+        } catch (RuntimeException e) {
+            busy.remove(q);
+            throw e;
+        }
+    }
+
+    @Override
+    public CompletionStage<io.jrnic.api.ConnectionRequest> awaitRequest(SocketChannel connected,
+                                                                        ConnectionSettings settings,
+                                                                        byte[] alreadyRead) {
+        if (connected == null || settings == null) {
+            throw new IllegalArgumentException("socket and settings must not be null");
+        }
+        CompletableFuture<io.jrnic.api.ConnectionRequest> result = new CompletableFuture<>();
+        // as listen(): the Reply is decided when the Request arrives, before a queue pair is named
+        MpaSettings mpa = mpaSettings(settings, irdCap(), wireDepth(rnic.config().maxOrd()), irdCap());
+        transport(settings).adoptResponder(connected, mpa, alreadyRead,
+                new io.jrnic.core.transport.ConnectionRequestHandler() {
+                    @Override
+                    public void onRequest(io.jrnic.core.transport.ConnectionRequest request) {
+                        result.complete(new Request(request, settings.gracefulReceiveOverflow()));
+                    }
+
+                    @Override
+                    public void onSetupFailed(SocketAddress remote, SetupFailure failure) {
+                        result.completeExceptionally(failure(failure));
+                    }
+                });
+        return result.minimalCompletionStage();
     }
 
     /**
@@ -134,7 +181,8 @@ final class SoftConnectionManager implements ConnectionManager {
         }
         rnic.checkOpen();
         TransportConfig config = TransportConfig.builder().setupTimeout(s.setupTimeout())
-                .connectTimeout(s.setupTimeout()).firstFpduDelay(s.firstFpduDelay()).emss(s.emss()).build();
+                .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
+                .emss(s.emss()).build();
         return transports.computeIfAbsent(config, IwarpTransport::new);
     }
 
@@ -297,13 +345,17 @@ final class SoftConnectionManager implements ConnectionManager {
     private final class Establishment implements ConnectCallback {
         private final SoftQueuePair qp;
         private final CompletableFuture<Connection> result;
+        /** ConnectionSettings.gracefulReceiveOverflow of the side that set the connection up. */
+        private final boolean gracefulReceiveOverflow;
         /** Responder: the QP attributes at accept time; null at the Initiator. */
         private final QueuePairAttributes acceptAttributes;
 
-        Establishment(SoftQueuePair qp, CompletableFuture<Connection> result, QueuePairAttributes acceptAttributes) {
+        Establishment(SoftQueuePair qp, CompletableFuture<Connection> result, QueuePairAttributes acceptAttributes,
+                      boolean gracefulReceiveOverflow) {
             this.qp = qp;
             this.result = result;
             this.acceptAttributes = acceptAttributes;
+            this.gracefulReceiveOverflow = gracefulReceiveOverflow;
         }
 
         @Override
@@ -317,7 +369,7 @@ final class SoftConnectionManager implements ConnectionManager {
             int ord = depths.ord();
             Connection connection;
             try {
-                QpEngine engine = new QpEngine(new ChannelLink(channel));
+                QpEngine engine = new QpEngine(new ChannelLink(channel, gracefulReceiveOverflow));
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
                 connection = new Connection(qp, info.role() == ConnectionInfo.Role.INITIATOR ? Connection.Role.INITIATOR
@@ -345,14 +397,16 @@ final class SoftConnectionManager implements ConnectionManager {
     /** Offers the transport's requests to the ULP as {@link io.jrnic.api.ConnectionRequest}s. */
     private final class RequestBridge implements io.jrnic.core.transport.ConnectionRequestHandler {
         private final ConnectionRequestHandler handler;
+        private final boolean gracefulReceiveOverflow;
 
-        RequestBridge(ConnectionRequestHandler handler) {
+        RequestBridge(ConnectionRequestHandler handler, ConnectionSettings settings) {
             this.handler = handler;
+            this.gracefulReceiveOverflow = settings.gracefulReceiveOverflow();
         }
 
         @Override
         public void onRequest(io.jrnic.core.transport.ConnectionRequest request) {
-            handler.onRequest(new Request(request));
+            handler.onRequest(new Request(request, gracefulReceiveOverflow));
         }
 
         @Override
@@ -364,9 +418,11 @@ final class SoftConnectionManager implements ConnectionManager {
     /** A pending MPA Request as the API sees it. */
     private final class Request implements io.jrnic.api.ConnectionRequest {
         private final io.jrnic.core.transport.ConnectionRequest request;
+        private final boolean gracefulReceiveOverflow;
 
-        Request(io.jrnic.core.transport.ConnectionRequest request) {
+        Request(io.jrnic.core.transport.ConnectionRequest request, boolean gracefulReceiveOverflow) {
             this.request = request;
+            this.gracefulReceiveOverflow = gracefulReceiveOverflow;
         }
 
         @Override
@@ -415,7 +471,7 @@ final class SoftConnectionManager implements ConnectionManager {
             SoftQueuePair q = reserve(qp);
             try {
                 CompletableFuture<Connection> result = new CompletableFuture<>();
-                request.accept(data, new Establishment(q, result, q.query()));
+                request.accept(data, new Establishment(q, result, q.query(), gracefulReceiveOverflow));
                 return result.minimalCompletionStage();
             } catch (RuntimeException e) {
                 busy.remove(q);

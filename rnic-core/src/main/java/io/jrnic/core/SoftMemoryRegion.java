@@ -20,6 +20,8 @@ final class SoftMemoryRegion extends StagEntry implements MemoryRegion {
     boolean remoteAccess;
     int maxPblEntries;
     int boundWindows;
+    /** Placements in progress into this STag's memory; revocations wait for them (R-SEC-016). */
+    final StagBinding.Fence fence = new StagBinding.Fence();
 
     SoftMemoryRegion(SoftRnic rnic, int index, StagBinding binding, boolean remoteAccess, int maxPblEntries) {
         super(rnic, index, binding);

@@ -15,6 +15,8 @@ final class SoftMemoryWindow extends StagEntry implements MemoryWindow {
     /** The PD given at allocation, charged for the window's lifetime (Deallocate PD checks it). */
     final SoftProtectionDomain allocationPd;
     SoftQueuePair boundQp;
+    /** Placements in progress into this STag's memory; revocations wait for them (R-SEC-016). */
+    final StagBinding.Fence fence = new StagBinding.Fence();
 
     SoftMemoryWindow(SoftRnic rnic, int index, SoftProtectionDomain pd) {
         super(rnic, index, StagBinding.invalid(0, pd));

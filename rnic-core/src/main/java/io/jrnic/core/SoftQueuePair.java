@@ -351,6 +351,8 @@ final class SoftQueuePair implements QueuePair {
     private void afterReceivePost() {
         if (state == QpState.CLOSING || state == QpState.ERROR) {
             flushReceives(); // V-QPS-76, V-QPS-64
+        } else if (transport instanceof QpEngine e && e.rx != null) {
+            e.rx.receivePosted(); // V-WRP-65: a Send held for lack of a receive WQE is retried
         }
     }
 
@@ -646,6 +648,13 @@ final class SoftQueuePair implements QueuePair {
                 throw new VerbsException(VerbsStatus.INVALID_LLP_STREAM_HANDLE,
                         "Idle -> RTS needs an established jrnic transport as LLP Stream Handle (V-QPS-12)");
             }
+            if (m.streamMessage() != null && t instanceof QpEngine) {
+                // Verbs §6.2.1.2: the message goes in streaming mode, before iWARP mode begins; a
+                // QpEngine's stream is already in MPA Full Operation (docs/connection-management.md)
+                throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "an MPA stream is already in iWARP mode: the"
+                        + " Stream Message Buffer is sent before the MPA Request, through ConnectionManager.connect(qp,"
+                        + " socketChannel, settings, privateData, streamMessage)");
+            }
             newTransport = t;
         }
         if (cur == QpState.ERROR && (sqHead < sqTail || !inProgress.isEmpty())) {
@@ -859,7 +868,7 @@ final class SoftQueuePair implements QueuePair {
                     if (!active || state != QpState.RTS) {
                         return null;
                     }
-                    ReceiveWqe w = srq != null ? srq.take() : rq.take();
+                    ReceiveWqe w = srq != null ? srq.take(SoftQueuePair.this) : rq.take();
                     if (w == null) {
                         return null;
                     }
@@ -957,6 +966,28 @@ final class SoftQueuePair implements QueuePair {
                     } else if (state == QpState.TERMINATE) {
                         enterError(); // V-QPS-54
                     }
+                }
+            } finally {
+                rnic.events.drain();
+            }
+        }
+
+        @Override
+        public void streamAborted(SendWqe w, WorkCompletionStatus status) {
+            try {
+                synchronized (lock) {
+                    if (!active) {
+                        return;
+                    }
+                    if (w != null && w.inFlight && !w.done) {
+                        w.inFlight = false;
+                        w.status = status;
+                        w.done = true;
+                    }
+                    // Verbs §6.4 #1: the stream is already reset; Figure 24 Local QP Catastrophic
+                    // Error, and the QP goes to Error without a Terminate (every other WQE flushed)
+                    raise(AsyncEventType.LOCAL_QP_CATASTROPHIC);
+                    enterError();
                 }
             } finally {
                 rnic.events.drain();

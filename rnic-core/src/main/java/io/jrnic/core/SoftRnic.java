@@ -42,6 +42,8 @@ public final class SoftRnic implements Rnic {
     final StagTable stags;
     final MemoryManager memory;
     final EventDispatcher events = new EventDispatcher(this);
+    /** Per-PD memory accounting, present only with a memory quota (R-SEC-024). */
+    final SoftProtectionDomain.MemoryLedger memoryLedger;
 
     private final RnicConfig config;
     private final Set<RnicExtension> extensions;
@@ -68,6 +70,7 @@ public final class SoftRnic implements Rnic {
         this.memory = new MemoryManager(this, stags, config.pageSize(), config.maxPblEntries(), config.maxMrs(),
                 config.maxMws());
         this.completionHandlers = new CompletionEventHandler[config.maxCompletionHandlers()];
+        this.memoryLedger = config.pdQuota().limitsMemory() ? new SoftProtectionDomain.MemoryLedger() : null;
     }
 
     private static RnicConfig snapshot(RnicConfig c) {
@@ -77,7 +80,8 @@ public final class SoftRnic implements Rnic {
                 .cqLimits(c.maxCqs(), c.maxCqEntries(), c.maxCompletionHandlers())
                 .memoryLimits(c.maxPds(), c.maxMrs(), c.maxMws(), c.maxPblEntries())
                 .readLimits(c.maxIrd(), c.maxOrd()).privilegedConsumer(c.privilegedConsumer())
-                .physicalMemory(c.physicalMemory()).extensions(c.extensions());
+                .physicalMemory(c.physicalMemory()).extensions(c.extensions())
+                .pdQuota(c.pdQuota()).srqFairShare(c.srqFairShare());
     }
 
     /**
@@ -106,7 +110,8 @@ public final class SoftRnic implements Rnic {
                 || config.maxCqs() < 1 || config.maxCqEntries() < 1 || config.maxCompletionHandlers() < 1
                 || config.maxPds() < 1 || config.maxMrs() < 1 || config.maxMws() < 0 || config.maxPblEntries() < 1
                 || config.maxIrd() < 1 || config.maxOrd() < 1 || config.physicalMemory() == null
-                || config.maxMrs() + (long) config.maxMws() > (1 << 24) - 1) {
+                || config.maxMrs() + (long) config.maxMws() > (1 << 24) - 1
+                || config.srqFairShare().window() > config.maxSrqWrs()) {
             // Verbs §8.1.3.2: >= 4 SGEs; §6.5: IRD and ORD >= 1 for every QP
             throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "invalid RNIC limits in " + config.name());
         }
@@ -278,7 +283,10 @@ public final class SoftRnic implements Rnic {
                 throw new VerbsException(VerbsStatus.SRQ_LIMIT_OUT_OF_RANGE, "S-RQ limit " + limit + " outside 0.."
                         + maxWrs + " (V-SRQ-41)");
             }
-            SoftSharedReceiveQueue srq = new SoftSharedReceiveQueue(this, pd, maxWrs, maxSge, limit);
+            pd.checkQuota(pd.srqs + 1L, config.pdQuota().maxSrqs(), "maxSrqs");
+            SoftSharedReceiveQueue srq = new SoftSharedReceiveQueue(this, pd, maxWrs, maxSge, limit,
+                    config.srqFairShare());
+            pd.srqs++;
             pd.users.incrementAndGet();
             srqs.add(srq);
             return srq;
@@ -296,6 +304,7 @@ public final class SoftRnic implements Rnic {
                         + " QPs still use the S-RQ (V-SRQ-11)");
             }
             srq.destroy();
+            srq.pd.srqs--;
             srq.pd.users.decrementAndGet();
             srqs.remove(srq);
         }
@@ -355,12 +364,14 @@ public final class SoftRnic implements Rnic {
             if (qps.size() >= config.maxQps()) {
                 throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, "QP limit " + config.maxQps() + " reached");
             }
+            pd.checkQuota(pd.qps + 1L, config.pdQuota().maxQps(), "maxQps");
             SoftQueuePair qp = new SoftQueuePair(this, nextQpId.getAndIncrement(), pd, c);
             scq.associations.incrementAndGet();
             rcq.associations.incrementAndGet();
             if (srq != null) {
                 srq.attachedQps.incrementAndGet();
             }
+            pd.qps++;
             pd.users.incrementAndGet();
             qps.put(qp.id(), qp);
             return qp;
@@ -384,7 +395,9 @@ public final class SoftRnic implements Rnic {
         qp.receiveCq.associations.decrementAndGet();
         if (qp.srq != null) {
             qp.srq.attachedQps.decrementAndGet();
+            qp.srq.detach(qp);
         }
+        qp.pd().qps--;
         qp.pd().users.decrementAndGet();
         qps.remove(qp.id());
     }

@@ -2,12 +2,18 @@ package io.jrnic.core;
 
 import io.jrnic.api.AsyncEvent;
 import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.QueuePair;
 import io.jrnic.api.ReceiveWorkRequest;
 import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.SrqAttributes;
+import io.jrnic.api.SrqConsumption;
+import io.jrnic.api.SrqFairShare;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -15,6 +21,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * arrival order ("arrival ordering" dequeuing, §6.3.5); each consumed WQE completes on the CQ of
  * the consuming QP's RQ. The S-RQ Limit event fires once when the number of available WQEs drops
  * below the armed limit (§6.3.8).
+ *
+ * <p>Fair share (RFC 5040 §8.1.2 item 8, RFC 5042 §6.4.3.1, docs/verbs.md "Fair share"): every
+ * take is accounted to the consuming QP, which keeps a {@link Consumer} record: WQEs taken, WQEs
+ * in process (taken, completion not yet written) and its takes among the last {@code window}
+ * takes of the S-RQ, a ring of consumer records. The {@link SrqFairShare} policy is checked before
+ * each take; a QP over its share gets one {@link AsyncEventType#SRQ_FAIR_SHARE_EXCEEDED} event and,
+ * when the policy terminates, no WQE: its Send then fails with "no buffer available" and its
+ * stream is terminated while the WQE stays for the other QPs. Taking allocates nothing once a QP
+ * has its record (made at its first take).
+ *
+ * <pre>
+ *  window ring (size W):  [q1][q2][q1][q1][q3][q1]...   pos ─► next slot to overwrite
+ *  take by q:  evicted = ring[pos]; q.inWindow + 1 - (evicted == q) &gt; shareLimit(W) ?
+ * </pre>
  *
  * <p>Thread safety: thread safe (monitor). Lock order: QP lock, then S-RQ lock, then CQ lock.
  */
@@ -27,12 +47,44 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
     private boolean limitArmed;
     private volatile boolean destroyed;
 
-    SoftSharedReceiveQueue(SoftRnic rnic, SoftProtectionDomain pd, int maxWrs, int maxSge, int limit) {
+    private SrqFairShare policy;
+    /** Accounting of each QP that took a WQE, until it is destroyed. */
+    private final IdentityHashMap<SoftQueuePair, Consumer> consumers = new IdentityHashMap<>();
+    /** Which consumer holds each WQE in process; removed when the WQE is recycled. */
+    private final IdentityHashMap<ReceiveWqe, Consumer> holders;
+    /** Consumers of the last {@code window.length} takes; null slots are not filled yet. */
+    private Consumer[] window;
+    private int windowPos;
+
+    /** Per-QP accounting of S-RQ consumption; guarded by the S-RQ's monitor. */
+    private static final class Consumer {
+        final SoftQueuePair qp;
+        long taken;
+        int inProcess;
+        int inWindow;
+        long exceeded;
+        /** Over its share at its last take: the event fired and is not raised again until it is back. */
+        boolean over;
+
+        Consumer(SoftQueuePair qp) {
+            this.qp = qp;
+        }
+    }
+
+    SoftSharedReceiveQueue(SoftRnic rnic, SoftProtectionDomain pd, int maxWrs, int maxSge, int limit,
+                           SrqFairShare policy) {
         this.rnic = rnic;
         this.pd = pd;
         this.queue = new ReceiveQueue(maxWrs, maxSge, pd, this);
         this.limit = limit;
         this.limitArmed = limit > 0; // V-SRQ-36
+        this.holders = new IdentityHashMap<>(maxWrs);
+        this.policy = policy;
+        this.window = new Consumer[windowSize(policy, maxWrs)];
+    }
+
+    private static int windowSize(SrqFairShare p, int depth) {
+        return p.window() > 0 ? p.window() : depth;
     }
 
     boolean destroyed() {
@@ -74,33 +126,146 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
     }
 
     /**
-     * Dequeues one WQE for an incoming Send on a QP and fires the limit event when the available
-     * count drops below the armed limit.
+     * Dequeues one WQE for an incoming Send on {@code qp}: checks the fair-share policy, accounts
+     * the take to the QP and fires the limit event when the available count drops below the armed
+     * limit. Events are raised here and delivered by the caller's drain.
      *
-     * @return the WQE or null when the S-RQ is empty or destroyed
+     * @param qp the consuming QP (called under its lock)
+     * @return the WQE, or null when the S-RQ is empty or destroyed, or when the policy refuses the
+     *         QP a WQE beyond its fair share
      */
-    ReceiveWqe take() {
-        ReceiveWqe w;
+    ReceiveWqe take(SoftQueuePair qp) {
         synchronized (this) {
-            if (destroyed) {
+            if (destroyed || queue.available() == 0) {
                 return null;
             }
-            w = queue.take();
-            if (w != null && limitArmed && queue.available() < limit) {
+            Consumer c = consumers.get(qp);
+            if (c == null) {
+                c = new Consumer(qp); // once per QP, at its first Send
+                consumers.put(qp, c);
+            }
+            Consumer evicted = window[windowPos];
+            int inWindowAfter = c.inWindow + 1 - (evicted == c ? 1 : 0);
+            if (policy.limited() && overShare(c, inWindowAfter)) {
+                c.exceeded++;
+                if (!c.over) {
+                    c.over = true; // one event per excursion above the share
+                    rnic.events.raise(new AsyncEvent(AsyncEventType.SRQ_FAIR_SHARE_EXCEEDED, qp));
+                }
+                if (policy.terminate()) {
+                    return null; // RFC 5042 §6.4.3.1: no buffer for this stream, the others keep theirs
+                }
+            } else {
+                c.over = false;
+            }
+            ReceiveWqe w = queue.take();
+            if (evicted != null) {
+                evicted.inWindow--;
+            }
+            window[windowPos] = c;
+            windowPos = windowPos + 1 == window.length ? 0 : windowPos + 1;
+            c.inWindow++;
+            c.taken++;
+            c.inProcess++;
+            holders.put(w, c);
+            if (limitArmed && queue.available() < limit) {
                 limitArmed = false; // V-SRQ-37: one shot until re-armed
                 rnic.events.raise(new AsyncEvent(AsyncEventType.SRQ_LIMIT_REACHED, this));
             }
+            return w;
         }
-        return w;
+    }
+
+    private boolean overShare(Consumer c, int inWindowAfter) {
+        if (policy.maxInProcess() > 0 && c.inProcess >= policy.maxInProcess()) {
+            return true; // the take would hold one more than allowed (RFC 5042 "high-water")
+        }
+        // a share only means something against other consumers
+        return attachedQps.get() > 1 && inWindowAfter > policy.shareLimit(window.length);
     }
 
     /**
-     * Returns a consumed WQE to the pool after its completion entry was written.
+     * Returns a consumed WQE to the pool after its completion entry was written (or its QP was
+     * destroyed): it is no longer in process for its consumer.
      *
      * @param w the WQE
      */
     synchronized void recycle(ReceiveWqe w) {
+        Consumer c = holders.remove(w);
+        if (c != null) {
+            c.inProcess--;
+        }
         queue.recycle(w);
+    }
+
+    /**
+     * Forgets the accounting of a destroyed QP (its WQEs were recycled by its destruction); its
+     * takes stay in the window until they slide out.
+     *
+     * @param qp the QP
+     */
+    synchronized void detach(SoftQueuePair qp) {
+        consumers.remove(qp);
+    }
+
+    @Override
+    public void fairShare(SrqFairShare newPolicy) {
+        Objects.requireNonNull(newPolicy, "policy");
+        synchronized (this) {
+            checkUsable();
+            if (newPolicy.window() > rnic.maxSrqWrs()) {
+                throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "fair-share window " + newPolicy.window()
+                        + " above the RNIC's " + rnic.maxSrqWrs() + " S-RQ WRs");
+            }
+            policy = newPolicy;
+            resizeWindow(windowSize(newPolicy, queue.depth()));
+            for (Consumer c : consumers.values()) {
+                c.over = false;
+            }
+        }
+    }
+
+    @Override
+    public synchronized SrqFairShare fairShare() {
+        checkUsable();
+        return policy;
+    }
+
+    /** Keeps the most recent takes that fit a new window size (none is lost when it grows). */
+    private void resizeWindow(int size) {
+        if (size == window.length) {
+            return;
+        }
+        Consumer[] next = new Consumer[size];
+        int n = Math.min(size, window.length);
+        // newest first: the slot before windowPos is the most recent take
+        for (int i = 0; i < n; i++) {
+            int from = Math.floorMod(windowPos - 1 - i, window.length);
+            next[n - 1 - i] = window[from];
+        }
+        for (int i = n; i < window.length; i++) {
+            Consumer dropped = window[Math.floorMod(windowPos - 1 - i, window.length)];
+            if (dropped != null) {
+                dropped.inWindow--;
+            }
+        }
+        window = next;
+        windowPos = n == size ? 0 : n;
+    }
+
+    @Override
+    public SrqConsumption consumption(QueuePair qp) {
+        synchronized (this) {
+            checkUsable();
+            if (!(qp instanceof SoftQueuePair q) || q.srq != this) {
+                throw new VerbsException(VerbsStatus.INVALID_QP_HANDLE, qp + " does not use " + this);
+            }
+            Consumer c = consumers.get(q);
+            int shareLimit = policy.shareLimit(window.length);
+            return c == null ? new SrqConsumption(q.id(), 0, 0, 0, window.length, shareLimit, 0)
+                    : new SrqConsumption(q.id(), c.taken, c.inProcess, c.inWindow, window.length, shareLimit,
+                    c.exceeded);
+        }
     }
 
     @Override
@@ -124,6 +289,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
                 }
                 if (depth != queue.depth()) {
                     queue.resize(depth); // throws SHRINK_TOO_MANY_ELEMENTS unchanged (V-SRQ-10)
+                    resizeWindow(windowSize(policy, depth));
                 }
                 limit = lim;
                 if (armLimit) {
@@ -152,6 +318,9 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
     synchronized void destroy() {
         destroyed = true;
         queue.drainTo(queue::recycle);
+        consumers.clear();
+        holders.clear();
+        Arrays.fill(window, null);
     }
 
     @Override

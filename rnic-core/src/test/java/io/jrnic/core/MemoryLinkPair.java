@@ -112,6 +112,15 @@ final class MemoryLinkPair implements AutoCloseable {
         int outboundReadMsn = 1;
         int inboundReadMsn = 1;
         private final ArrayDeque<byte[]> early = new ArrayDeque<>();
+        /** Opt-in graceful receive overflow (V-WRP-65); set before the engine starts. */
+        volatile boolean gracefulOverflow;
+        /** Reading is paused: arriving bytes wait in {@link #unread}, as in a closed TCP window. */
+        private boolean receivePaused;
+        private final ArrayDeque<byte[]> unread = new ArrayDeque<>();
+        /** Bytes not consumed yet because reading is paused (tests). */
+        volatile long unreadBytes;
+        /** Times reading was paused (tests). */
+        volatile int pauses;
 
         Endpoint(String name, Options options) {
             this.name = name;
@@ -244,6 +253,9 @@ final class MemoryLinkPair implements AutoCloseable {
             }
             if (deframer == null) {
                 early.add(data);
+            } else if (receivePaused || !unread.isEmpty()) {
+                unread.addLast(data); // not read: stays in the socket
+                unreadBytes += data.length;
             } else {
                 feed(data);
             }
@@ -251,10 +263,45 @@ final class MemoryLinkPair implements AutoCloseable {
             from.executor.execute(() -> from.consumed(n));
         }
 
+        @Override
+        public boolean gracefulReceiveOverflow() {
+            return gracefulOverflow;
+        }
+
+        @Override
+        public void pauseReceive() {
+            if (!receivePaused) {
+                receivePaused = true;
+                pauses++;
+            }
+        }
+
+        @Override
+        public void resumeReceive() {
+            receivePaused = false;
+            executor.execute(this::readUnread);
+        }
+
+        /** Reads what waited while paused, in order, until paused again. */
+        private void readUnread() {
+            while (!receivePaused && !unread.isEmpty() && !closed) {
+                byte[] data = unread.pollFirst();
+                unreadBytes -= data.length;
+                feed(data);
+            }
+        }
+
         private void feed(byte[] data) {
             MemorySegment src = MemorySegment.ofArray(data);
             int pos = 0;
             while (pos < data.length && deframer.fault() == null && !closed) {
+                if (receivePaused) {
+                    // the rest of the data stays unread, ahead of anything that arrives later
+                    byte[] rest = java.util.Arrays.copyOfRange(data, pos, data.length);
+                    unread.addFirst(rest);
+                    unreadBytes += rest.length;
+                    return;
+                }
                 int chunk = 1 + random.nextInt(options.maxChunk());
                 int window = deframer.directWindow();
                 if (window > 0) {

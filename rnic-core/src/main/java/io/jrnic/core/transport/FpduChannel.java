@@ -93,7 +93,10 @@ public final class FpduChannel {
      * @return whether the channel is still writable; {@code false} also when it is closed or closing
      *         (nothing is queued then; {@link ChannelListener#onClosed} reports why)
      * @throws IllegalArgumentException if header plus payload exceed {@link #mulpdu()}
-     * @throws IllegalStateException    off the event loop
+     * @throws IllegalStateException    off the event loop, or when the payload memory is no longer
+     *                                  accessible (a closed arena): the FPDU may then be partly
+     *                                  framed, so the connection is reset (RST, Verbs §6.4 #1) before
+     *                                  the exception is rethrown
      */
     public boolean send(MemorySegment header, long headerOffset, int headerLength,
                         MemorySegment payload, long payloadOffset, int payloadLength) {
@@ -127,6 +130,18 @@ public final class FpduChannel {
     public void flush() {
         checkEventLoop();
         connection.flush();
+    }
+
+    /**
+     * Stops or restarts reading from the socket (graceful receive overflow, Verbs §13.2,
+     * V-WRP-66): while paused TCP flow control holds the peer back and no byte is lost.
+     *
+     * @param paused true to stop reading, false to read on where it stopped
+     * @throws IllegalStateException off the event loop
+     */
+    public void receivePaused(boolean paused) {
+        checkEventLoop();
+        connection.receivePaused(paused);
     }
 
     /** Whether queued bytes are below the high water mark (see {@link TransportConfig}). */

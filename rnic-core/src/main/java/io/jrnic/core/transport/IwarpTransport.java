@@ -159,6 +159,96 @@ public final class IwarpTransport implements AutoCloseable {
         });
     }
 
+    /**
+     * Turns a TCP connection the ULP established itself, and may have used in streaming mode, into an
+     * RDMA stream as the MPA Initiator (Verbs §6.6.1.1, V-CM-2): the transport takes the socket
+     * over, writes the last streaming-mode message as it is (if any) and then the MPA Request, and
+     * continues exactly as {@link #connect}. The result arrives through the callback, exactly once,
+     * on the connection's event loop.
+     *
+     * <p>The stream message is the Verbs Stream Message Buffer (§6.2.1.2, V-QPS-14): it is sent in
+     * streaming mode before iWARP mode begins, and since TCP delivers in order, the peer's Reply
+     * proves it arrived (V-QPS-16: reliably transmitted before the QP enters RTS). The peer's ULP
+     * reads it from its socket and then adopts that socket as Responder.
+     *
+     * @param socket        a connected socket, blocking or not, with nothing of ours unread: the
+     *                      transport owns and closes it from now on (it is made non-blocking)
+     * @param settings      the local MPA settings
+     * @param privateData   ULP private data for the Request ({@code null} for none), at most
+     *                      {@link MpaSettings#maxUlpPrivateData()} bytes
+     * @param streamMessage the last streaming-mode message ({@code null} or empty for none)
+     * @param callback      the result
+     * @throws IllegalArgumentException if an argument is null, the socket is not connected, or the
+     *                                  private data is too long (nothing is sent)
+     * @throws IllegalStateException    if the transport is closed
+     */
+    public void adoptInitiator(java.nio.channels.SocketChannel socket, MpaSettings settings, byte[] privateData,
+                               byte[] streamMessage, ConnectCallback callback) {
+        if (socket == null || settings == null || callback == null) {
+            throw new IllegalArgumentException("socket, settings and callback must not be null");
+        }
+        byte[] data = privateData == null ? new byte[0] : privateData.clone();
+        if (data.length > settings.maxUlpPrivateData()) {
+            throw new IllegalArgumentException("request private data of " + data.length + " bytes exceeds the limit of "
+                    + settings.maxUlpPrivateData());
+        }
+        checkOpen();
+        checkConnected(socket);
+        MpaConnection connection = MpaConnection.initiator(this, new MpaNegotiator(settings), data, callback)
+                .streamMessage(streamMessage == null ? new byte[0] : streamMessage.clone());
+        adopt(socket, connection);
+    }
+
+    /**
+     * Turns a TCP connection the ULP established itself, and may have used in streaming mode, into an
+     * RDMA stream as the MPA Responder (Verbs §6.6.1.2, V-CM-2): the transport takes the socket
+     * over and waits on it for the peer's MPA Request, which goes to the handler exactly as for a
+     * {@link #listen listener} (accept or reject it there). Setup failures go to
+     * {@link ConnectionRequestHandler#onSetupFailed}.
+     *
+     * @param socket      a connected socket, blocking or not: the transport owns and closes it from
+     *                    now on (it is made non-blocking)
+     * @param settings    the local MPA settings
+     * @param alreadyRead bytes the ULP already read from the socket past its own streaming-mode data
+     *                    (the start of the MPA Request), or {@code null}
+     * @param handler     receives the request
+     * @throws IllegalArgumentException if an argument is null or the socket is not connected
+     * @throws IllegalStateException    if the transport is closed
+     */
+    public void adoptResponder(java.nio.channels.SocketChannel socket, MpaSettings settings, byte[] alreadyRead,
+                               ConnectionRequestHandler handler) {
+        if (socket == null || settings == null || handler == null) {
+            throw new IllegalArgumentException("socket, settings and handler must not be null");
+        }
+        checkOpen();
+        checkConnected(socket);
+        MpaConnection connection = MpaConnection.responder(this, new MpaNegotiator(settings), handler)
+                .alreadyRead(alreadyRead == null ? new byte[0] : alreadyRead.clone());
+        adopt(socket, connection);
+    }
+
+    private static void checkConnected(java.nio.channels.SocketChannel socket) {
+        if (!socket.isConnected()) {
+            throw new IllegalArgumentException("the socket to adopt is not connected: " + socket);
+        }
+    }
+
+    /** Registers an already connected socket with a loop; channelActive then starts MPA setup. */
+    private void adopt(java.nio.channels.SocketChannel socket, MpaConnection connection) {
+        NioSocketChannel ch = new NioSocketChannel(socket);
+        ch.config().setTcpNoDelay(true);
+        ch.config().setAllowHalfClosure(true);
+        ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(config.writeLowWaterMark(),
+                config.writeHighWaterMark()));
+        install(ch, connection);
+        group.register(ch).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess()) {
+                connection.connectFailed(f.cause());
+                ch.unsafe().closeForcibly();
+            }
+        });
+    }
+
     private void install(SocketChannel ch, MpaConnection connection) {
         ch.config().setRecvByteBufAllocator(connection.allocator());
         ch.pipeline().addLast(connection);

@@ -27,6 +27,7 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelOutputShutdownEvent;
 import io.netty.channel.socket.SocketChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,6 +37,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.concurrent.ScheduledFuture;
@@ -83,6 +85,10 @@ final class MpaConnection extends ChannelDuplexHandler {
     // Initiator
     private final ConnectCallback connectCallback;
     private final byte[] requestPrivateData;
+    /** Adopted socket, Initiator: the last streaming-mode message, written raw before the Request. */
+    private byte[] streamMessage = new byte[0];
+    /** Adopted socket, Responder: bytes the ULP already read past its streaming data. */
+    private byte[] alreadyRead = new byte[0];
     // Responder
     private final ConnectionRequestHandler requestHandler;
     private ConnectCallback acceptCallback;
@@ -151,6 +157,7 @@ final class MpaConnection extends ChannelDuplexHandler {
     private boolean remoteFinMidFpdu;
     private Throwable failure;
     private ChannelClosure closure;
+    private final IwarpTransport transport;
     private boolean closureReported;
 
     // Statistics (event loop only; read through FpduChannel)
@@ -167,6 +174,7 @@ final class MpaConnection extends ChannelDuplexHandler {
     private MpaConnection(IwarpTransport transport, MpaNegotiator negotiator, Role role, ConnectCallback connectCallback,
                           byte[] requestPrivateData, ConnectionRequestHandler requestHandler) {
         this.config = transport.config();
+        this.transport = transport;
         this.negotiator = negotiator;
         this.role = role;
         this.connectCallback = connectCallback;
@@ -187,6 +195,28 @@ final class MpaConnection extends ChannelDuplexHandler {
 
     static MpaConnection responder(IwarpTransport transport, MpaNegotiator negotiator, ConnectionRequestHandler handler) {
         return new MpaConnection(transport, negotiator, Role.RESPONDER, null, null, handler);
+    }
+
+    /**
+     * Sets the last streaming-mode message an Initiator on an adopted socket writes, as it is, just
+     * before its MPA Request (Verbs §6.2.1.2 Stream Message Buffer, docs/connection-management.md).
+     *
+     * @return this
+     */
+    MpaConnection streamMessage(byte[] message) {
+        streamMessage = message;
+        return this;
+    }
+
+    /**
+     * Sets bytes a Responder on an adopted socket takes as already received: what the ULP read past
+     * its own streaming-mode data, i.e. the start of the MPA Request.
+     *
+     * @return this
+     */
+    MpaConnection alreadyRead(byte[] bytes) {
+        alreadyRead = bytes;
+        return this;
     }
 
     /** The receive-buffer policy to install on the channel. */
@@ -210,7 +240,16 @@ final class MpaConnection extends ChannelDuplexHandler {
             byte[] frame = new byte[StartupFrame.HEADER_LENGTH + StartupFrame.ENHANCED_WORD_LENGTH + requestPrivateData.length];
             int n = negotiator.writeRequest(MemorySegment.ofArray(frame), 0, MemorySegment.ofArray(requestPrivateData), 0,
                     requestPrivateData.length);
+            if (streamMessage.length > 0) {
+                // Verbs §6.2.1.2: the last streaming-mode message, then iWARP mode (the MPA Request);
+                // TCP delivers both in order, so the Reply proves the message arrived
+                ctx.write(Unpooled.wrappedBuffer(streamMessage));
+            }
             ctx.writeAndFlush(Unpooled.wrappedBuffer(frame, 0, n));
+        } else if (alreadyRead.length > 0) {
+            byte[] prefix = alreadyRead;
+            alreadyRead = new byte[0];
+            onBytes(MemorySegment.ofArray(prefix), 0, prefix.length);
         }
         context.fireChannelActive();
     }
@@ -653,6 +692,17 @@ final class MpaConnection extends ChannelDuplexHandler {
         }
     }
 
+    /**
+     * Graceful receive overflow (V-WRP-66, jrnic engine "rx"): in Full Operation, stops or restarts
+     * socket reads. With autoRead off netty requests no further read, the TCP window closes and
+     * the peer is held back; a read loop already running may still deliver what it read.
+     */
+    void receivePaused(boolean paused) {
+        if (state == State.RUNNING) {
+            ch.config().setAutoRead(!paused);
+        }
+    }
+
     /** Routes deframed ULPDUs: the RTR phase first, then the ULP's handler. */
     private final class Dispatch implements PlacementHandler {
         @Override
@@ -730,6 +780,19 @@ final class MpaConnection extends ChannelDuplexHandler {
         if (state != State.RUNNING && state != State.ESTABLISHED || localClosure != null) {
             return false;
         }
+        try {
+            return frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+        } catch (RuntimeException e) {
+            // The framing state (marker position) may already count this FPDU, or part of it was
+            // queued: nothing can follow it on this stream (Verbs §6.4 #1, V-TERM-4).
+            failure = e;
+            reset();
+            throw e;
+        }
+    }
+
+    private boolean frame(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                          long payloadOffset, int payloadLength, long token) {
         int need = writer.scratchLength(headerLength, payloadLength);
         if (need > scratch.byteSize()) {
             scratch = Arena.ofAuto().allocate(Math.max(need, 2 * scratch.byteSize()));
@@ -857,11 +920,15 @@ final class MpaConnection extends ChannelDuplexHandler {
 
     /**
      * Graceful close: everything written so far goes to TCP, then FIN (a half close). The socket is
-     * closed when the peer's FIN arrives, or after {@link TransportConfig#closeTimeout()}. Waiting
-     * for it matters: closing at once would make the kernel answer the peer's last FPDUs with a RST,
-     * and the peer would see a reset instead of a normal close (Verbs §6.6.2.1). Until the FIN, what
-     * still arrives is delivered as usual. A channel that was never started cannot see the FIN and is
-     * closed at once.
+     * closed when the peer's FIN arrives. Waiting for it matters: closing at once would make the
+     * kernel answer the peer's last FPDUs with a RST, and the peer would see a reset instead of a
+     * normal close (Verbs §6.6.2.1). Until the FIN, what still arrives is delivered as usual. A channel
+     * that was never started cannot see the FIN and is closed at once.
+     *
+     * <p>The wait is bounded (Verbs §6.2.5, V-QPS-79): {@link TransportConfig#closeTimeout()} runs from
+     * this call, so it also covers a peer that reads nothing and leaves our last FPDUs (and the FIN)
+     * stuck in the send buffer. Its expiry is an error, not a close: the connection is reset (RST)
+     * and reported as {@link ChannelClosure#CONNECTION_LOST}.
      */
     void close() {
         if (localClosure != null || state == State.CLOSED) {
@@ -872,16 +939,34 @@ final class MpaConnection extends ChannelDuplexHandler {
             ch.close();      // a client/server Responder before the first FPDU has nothing it may send
             return;
         }
+        cancelTimer();
+        timer = ch.eventLoop().schedule(this::onCloseTimeout, config.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess() || remoteFin || rx == null || !(ch instanceof SocketChannel socket)) {
                 ch.close();
                 return;
             }
             socket.shutdownOutput();
-            timer = ch.eventLoop().schedule(() -> {
-                ch.close();
-            }, config.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
         });
+    }
+
+    /** The graceful close did not finish in time: a final timeout is an error (Verbs §6.2.5). */
+    private void onCloseTimeout() {
+        timer = null;
+        if (!ch.isOpen()) {
+            return;
+        }
+        failure = new SocketTimeoutException("graceful close not finished within " + config.closeTimeout());
+        localClosure = null;       // the timeout, not our close, explains the closure
+        reset();
+    }
+
+    /** RST: SO_LINGER 0, then close; pending writes are dropped. */
+    private void reset() {
+        if (ch.isOpen()) {
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
+            ch.close();
+        }
     }
 
     /** Abortive close: RST (SO_LINGER 0), pending writes are dropped. */
@@ -889,10 +974,7 @@ final class MpaConnection extends ChannelDuplexHandler {
         if (localClosure == null) {
             localClosure = ChannelClosure.LOCAL_ABORT;
         }
-        if (ch.isOpen()) {
-            ch.config().setOption(ChannelOption.SO_LINGER, 0);
-            ch.close();
-        }
+        reset();
     }
 
     /** The transport is shutting down. */
@@ -921,6 +1003,16 @@ final class MpaConnection extends ChannelDuplexHandler {
                     ch.close();
                 }
             }
+            return;
+        }
+        if (evt instanceof ChannelOutputShutdownEvent && localClosure == null) {
+            // netty shuts the output down (FIN) when a write fails with anything but an IOException,
+            // e.g. the payload memory of a queued FPDU was closed under it: that FPDU was partly
+            // written, so the stream must be reset (Verbs §6.4 #1, V-TERM-4), not closed.
+            if (failure == null) {
+                failure = new IOException("an FPDU could not be written completely; the stream is reset");
+            }
+            reset();
             return;
         }
         context.fireUserEventTriggered(evt);
@@ -969,6 +1061,11 @@ final class MpaConnection extends ChannelDuplexHandler {
     private ChannelClosure classifyClosure() {
         if (localClosure != null) {
             return localClosure;
+        }
+        if (transport.isClosed()) {
+            // IwarpTransport.close() closes both ends of a loopback pair; the peer's FIN or RST may
+            // arrive before this end's own close task runs: it is still the transport's closure.
+            return ChannelClosure.TRANSPORT_CLOSED;
         }
         if (failure != null) {
             return isReset(failure) ? ChannelClosure.REMOTE_RESET : ChannelClosure.CONNECTION_LOST;

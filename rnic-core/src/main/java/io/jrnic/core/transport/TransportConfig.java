@@ -14,8 +14,10 @@ import java.time.Duration;
  * @param setupTimeout       how long either role waits for the peer during MPA setup: the Request,
  *                           the Reply, and (Responder, peer-to-peer) the RTR (RFC 5044 §7.1.2 rule 10)
  * @param connectTimeout     how long the Initiator waits for the TCP connection itself
- * @param closeTimeout       how long a graceful close waits for the peer's FIN after sending ours
- *                           before it closes the socket anyway
+ * @param closeTimeout       how long a graceful close may take, from the close request to the
+ *                           peer's FIN (Verbs §6.2.5, V-QPS-79: the QP is in Closing for a bounded
+ *                           time); when it expires the connection is reset (RST) and reported as
+ *                           {@link ChannelClosure#CONNECTION_LOST}: a final timeout is an error
  * @param firstFpduDelay     pause between the Initiator receiving an accepting Reply and sending its
  *                           first FPDU; Linux siw 6.1 loses an FPDU that arrives before it has
  *                           installed its receive path (interop README: about 100 ms toward siw),

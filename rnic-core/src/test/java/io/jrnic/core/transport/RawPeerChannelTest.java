@@ -112,15 +112,16 @@ class RawPeerChannelTest {
     }
 
     @Test
-    void gracefulCloseGivesUpWaitingForTheFinAfterTheCloseTimeout() throws Exception {
+    void gracefulCloseThatTimesOutIsAConnectionLoss_V_QPS_79() throws Exception {
         raw.getOutputStream().write(RawFrames.WRITE_RTR_FPDU);
         FpduChannel channel = responder.accepted.channel();
         Endpoint endpoint = new Endpoint(0, 0);
         endpoint.start(channel);
         channel.close();
         assertThat(raw.getInputStream().read()).as("our FIN").isEqualTo(-1);
-        // The raw peer never closes its half: closeTimeout (1 s here) ends the wait.
-        assertThat(await(endpoint.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
+        // The raw peer never closes its half: closeTimeout (1 s here) ends the wait, as an error
+        // (Verbs §6.2.5: a final timeout is an error): the connection is reset, not closed.
+        assertThat(await(endpoint.closed)).isEqualTo(ChannelClosure.CONNECTION_LOST);
         assertThat(channel.isOpen()).isFalse();
     }
 

@@ -1,0 +1,143 @@
+package io.jrnic.core.transport;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.AsyncEvent;
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.CompletionQueue;
+import io.jrnic.api.Connection;
+import io.jrnic.api.ConnectionException;
+import io.jrnic.api.ConnectionManager;
+import io.jrnic.api.ConnectionRequest;
+import io.jrnic.api.ConnectionRequestHandler;
+import io.jrnic.api.ConnectionSettings;
+import io.jrnic.api.ProtectionDomain;
+import io.jrnic.api.QpState;
+import io.jrnic.api.QueuePair;
+import io.jrnic.api.QueuePairConfig;
+import io.jrnic.api.Rnic;
+import io.jrnic.api.RnicConfig;
+import io.jrnic.api.WorkCompletion;
+import io.jrnic.core.SoftRnic;
+import io.jrnic.mpa.RtrForm;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A jrnic RNIC listening through its connection manager, and a raw TCP socket playing the MPA
+ * Initiator byte by byte (revision 2, peer-to-peer, CRC, a zero-length Write RTR): after
+ * {@link #connect()} the RNIC's queue pair is in RTS and the test owns the other end of the wire.
+ *
+ * <p>Thread safety: used by one test thread; the event lists are concurrent.
+ */
+final class RawInitiator implements AutoCloseable {
+    static final int RIGHTS = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_READ
+            | AccessRights.REMOTE_WRITE;
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    final Rnic rnic;
+    final ProtectionDomain pd;
+    final CompletionQueue cq;
+    final QueuePair qp;
+    final List<AsyncEvent> events = new CopyOnWriteArrayList<>();
+    private final ConnectionManager.Listener listener;
+    private final BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
+    Socket raw;
+    Connection connection;
+
+    RawInitiator(ConnectionSettings settings) throws IOException {
+        rnic = SoftRnic.open(new RnicConfig().name("raw-initiator-" + NAMES.incrementAndGet()));
+        rnic.setAsyncEventHandler((r, e) -> events.add(e));
+        pd = rnic.allocatePd();
+        cq = rnic.createCq(256, 0);
+        qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(16, 16).sges(4, 4, 4, 64).readDepths(4, 4));
+        listener = rnic.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0), settings,
+                new ConnectionRequestHandler() {
+                    @Override
+                    public void onRequest(ConnectionRequest request) {
+                        requests.add(request);
+                    }
+
+                    @Override
+                    public void onSetupFailed(SocketAddress remote, ConnectionException failure) {
+                    }
+                });
+    }
+
+    /** Runs MPA setup from the raw socket and returns when the queue pair is in RTS. */
+    Connection connect() throws Exception {
+        raw = new Socket();
+        raw.connect(listener.localAddress());
+        raw.setSoTimeout(10_000);
+        raw.getOutputStream().write(RawFrames.request(RtrForm.ALL, true));
+        ConnectionRequest request = requests.poll(10, TimeUnit.SECONDS);
+        assertThat(request).as("the MPA Request at the listener").isNotNull();
+        var accepted = request.accept(qp, null);
+        byte[] reply = raw.getInputStream().readNBytes(24);
+        assertThat(reply[17]).as("Rev").isEqualTo((byte) 2);
+        raw.getOutputStream().write(RawFrames.WRITE_RTR_FPDU);
+        connection = accepted.toCompletableFuture().get(10, TimeUnit.SECONDS);
+        assertThat(qp.state()).isEqualTo(QpState.RTS);
+        return connection;
+    }
+
+    /** Waits (bounded, sleep-free) until the condition holds. */
+    static void await(BooleanSupplier condition, String what) {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Waits (bounded) for an async event of this type (events are raised after the state change). */
+    void awaitEvent(AsyncEventType type) {
+        await(() -> eventTypes().contains(type), type.toString());
+    }
+
+    void awaitState(QpState state) {
+        await(() -> qp.state() == state, qp + " reaching " + state);
+    }
+
+    List<AsyncEventType> eventTypes() {
+        return events.stream().map(AsyncEvent::type).toList();
+    }
+
+    /** Polls n completions (bounded wait). */
+    List<WorkCompletion> completions(int n) {
+        List<WorkCompletion> out = new ArrayList<>();
+        WorkCompletion wc = new WorkCompletion();
+        await(() -> {
+            while (cq.poll(wc)) {
+                out.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
+                        wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag()));
+            }
+            return out.size() >= n;
+        }, n + " completions");
+        return out;
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (raw != null) {
+            raw.close();
+        }
+        listener.close();
+        rnic.close();
+    }
+}
