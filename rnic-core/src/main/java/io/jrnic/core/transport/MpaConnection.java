@@ -754,14 +754,7 @@ final class MpaConnection extends ChannelDuplexHandler {
         // payload pieces are reusable views of the registered memory, in wire order. One message per
         // FPDU, so netty never splits an FPDU between two gathering writes. Nothing is allocated once
         // the pool has warmed up; the token is reported when the message comes back fully written.
-        TxFpdu fpdu = txPool.take();
-        MemorySegment own = fpdu.ownArea(used);
-        MemorySegment.copy(scratch, 0, own, 0, used);
-        for (int i = 0; i < pieceCount; i++) {
-            MemorySegment segment = pieceSegments[i];
-            pieceSegments[i] = null;
-            fpdu.addPiece(segment == scratch ? null : segment, pieceOffsets[i], pieceLengths[i]);
-        }
+        TxFpdu fpdu = txPool.take().fill(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount);
         ctx.write(fpdu.finish(token), ctx.voidPromise());
         fpdusSent++;
         return ch.isWritable();

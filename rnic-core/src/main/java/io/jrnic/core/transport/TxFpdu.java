@@ -108,8 +108,53 @@ final class TxFpdu extends SegmentByteBuf {
         setIndex(0, 0);
     }
 
+    /**
+     * Fills this FPDU from the gathering writer's output: its own octets {@code scratch[0, used)} and
+     * the pieces in wire order, where a piece in {@code scratch} is a range of those octets. Clears
+     * {@code segments[0, count)} so the caller's arrays keep no memory reachable.
+     *
+     * <p>A heap piece of at most {@value #HEAP_COPY_LIMIT} bytes (inline data lives in the WQE's
+     * {@code byte[]}) is copied behind the own octets: NIO would copy it into a temporary direct
+     * buffer anyway, and through a checked view that costs the JDK's 40-byte releaser per write
+     * (docs/transport.md, "Allocation"). Larger heap pieces stay views.
+     */
+    TxFpdu fill(MemorySegment scratch, int used, MemorySegment[] segments, long[] offsets, int[] lengths,
+                int count) {
+        int heapBytes = 0;
+        for (int i = 0; i < count; i++) {
+            if (segments[i] != scratch && copiedHeapPiece(segments[i], lengths[i])) {
+                heapBytes += lengths[i];
+            }
+        }
+        MemorySegment area = ownArea(used + heapBytes);
+        MemorySegment.copy(scratch, 0, area, 0, used);
+        int next = used;
+        for (int i = 0; i < count; i++) {
+            MemorySegment segment = segments[i];
+            segments[i] = null;
+            int len = lengths[i];
+            if (segment == scratch) {
+                addPiece(null, offsets[i], len);
+            } else if (copiedHeapPiece(segment, len)) {
+                MemorySegment.copy(segment, offsets[i], area, next, len);
+                addPiece(null, next, len);
+                next += len;
+            } else {
+                addPiece(segment, offsets[i], len);
+            }
+        }
+        return this;
+    }
+
+    /** Heap pieces up to this many bytes are copied into the own area (see {@link #fill}). */
+    static final int HEAP_COPY_LIMIT = 1024;
+
+    private static boolean copiedHeapPiece(MemorySegment segment, int length) {
+        return !segment.isNative() && length <= HEAP_COPY_LIMIT;
+    }
+
     /** The native area for the writer's own octets, at least {@code size} bytes (may be replaced). */
-    MemorySegment ownArea(int size) {
+    private MemorySegment ownArea(int size) {
         if (own.byteSize() < size) {
             ownView = ByteBuffer.allocateDirect((int) Math.max(size, 2 * own.byteSize()));
             own = MemorySegment.ofBuffer(ownView);
@@ -124,7 +169,7 @@ final class TxFpdu extends SegmentByteBuf {
     }
 
     /** Appends a piece: a range of {@link #ownArea} (segment == null) or of a payload segment. */
-    void addPiece(MemorySegment payload, long offset, int len) {
+    private void addPiece(MemorySegment payload, long offset, int len) {
         int i = pieces;
         if (i == views.length) {
             grow();
@@ -145,7 +190,7 @@ final class TxFpdu extends SegmentByteBuf {
             viewIsOwn[i] = false;
             viewSource[i] = null;
         } else if (v == null || viewIsOwn[i] || viewSource[i] != payload) {
-            v = payload.asByteBuffer();
+            v = NativeViews.view(payload);     // plain for RNIC memory: the gathering write allocates nothing
             views[i] = v;
             viewIsOwn[i] = false;
             viewSource[i] = payload;
