@@ -1,5 +1,7 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.mpa.Crc32c;
+import io.jrnic.mpa.Fpdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 
@@ -7,10 +9,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
+import java.util.zip.CRC32C;
 
 /**
  * One outbound FPDU as a read-only, reusable netty message: the writer's own octets (length, header
@@ -66,6 +71,7 @@ final class TxFpdu extends SegmentByteBuf {
         }
     }
 
+    private static final ValueLayout.OfInt CRC_FIELD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int INITIAL_OWN = 128;
     private static final int INITIAL_PIECES = 4;
 
@@ -92,6 +98,8 @@ final class TxFpdu extends SegmentByteBuf {
      */
     private ByteBuffer[] exact;
     private int pieces;
+    /** How many of the own area's first bytes are the writer's octets (heap copies follow them). */
+    private int ownUsed;
     private int length;
     private long token = -1;
 
@@ -127,6 +135,7 @@ final class TxFpdu extends SegmentByteBuf {
             }
         }
         MemorySegment area = ownArea(used + heapBytes);
+        ownUsed = used;
         MemorySegment.copy(scratch, 0, area, 0, used);
         int next = used;
         for (int i = 0; i < count; i++) {
@@ -144,6 +153,34 @@ final class TxFpdu extends SegmentByteBuf {
             }
         }
         return this;
+    }
+
+    /**
+     * RFC 5044 §4.4: computes the CRC32c over every octet of the FPDU before its CRC field -- the
+     * last {@value Fpdu#CRC_LENGTH} of the own octets passed to {@link #fill} -- in wire order, and
+     * stores it there. Runs over this FPDU's own cached views (no per-segment view is made, so it
+     * allocates nothing however the payload segments alternate) and leaves them as they were.
+     *
+     * @param crc a reusable checksum (reset here)
+     */
+    void writeCrc(CRC32C crc) {
+        crc.reset();
+        int crcAt = ownUsed - Fpdu.CRC_LENGTH;
+        for (int i = 0; i < pieces; i++) {
+            ByteBuffer v = views[i];
+            int from = viewStart[i];
+            int end = from + pieceStart[i + 1] - pieceStart[i];
+            int to = end;
+            if (viewIsOwn[i] && from < ownUsed && to > crcAt) {
+                to = crcAt;        // the range ending with the CRC field itself
+            }
+            if (to > from) {
+                v.limit(to).position(from);
+                crc.update(v);
+                v.limit(end).position(from);
+            }
+        }
+        own.set(CRC_FIELD, crcAt, Crc32c.toWire((int) crc.getValue()));
     }
 
     /** Heap pieces up to this many bytes are copied into the own area (see {@link #fill}). */

@@ -143,8 +143,10 @@ class TxAllocationTest {
         // Registered memory as a SoftRnic allocates it: an arena whose owner vouches for its lifetime.
         rnicMemory = Arena.ofShared();
         NativeViews.trust(rnicMemory.scope());
+        // Heap payloads alternate between two arrays, as inline data alternates between WQE slots.
         MemorySegment payload = heapPayload > 0 ? MemorySegment.ofArray(new byte[heapPayload])
                 : rnicMemory.allocate(payloadLength);
+        MemorySegment otherPayload = heapPayload > 0 ? MemorySegment.ofArray(new byte[heapPayload]) : payload;
         MemorySegment header = Arena.ofAuto().allocate(TaggedHeaderFlyweight.HEADER_LENGTH);
         new RdmapMessageEncoder(RdmapFeatures.RFC_5040).taggedHeader(header, 0, RdmapOpcode.RDMA_WRITE, true, 1, 0);
         MethodHandle allocatedBytes = currentThreadAllocatedBytes();
@@ -156,11 +158,12 @@ class TxAllocationTest {
             long before = allocated(allocatedBytes);
             for (int i = 0; i < BURST; i++) {
                 boolean writable;
+                MemorySegment from = (i & 1) == 0 ? payload : otherPayload;
                 if ((i & 3) == 3) {
-                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, payloadLength,
+                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, from, 0, payloadLength,
                             nextToken[0]++);
                 } else {
-                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, payloadLength);
+                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, from, 0, payloadLength);
                 }
                 if (!writable) {
                     queuedFalse[0]++;
