@@ -88,6 +88,11 @@ public final class Main {
      * @throws Exception whatever the command throws
      */
     public static void main(String[] args) throws Exception {
+        // The jar's manifest opens sun.nio.ch (Add-Opens); netty uses that only when also told to
+        // (its selected-key array: no allocation per read event, docs/transport.md).
+        if (System.getProperty("io.netty.tryReflectionSetAccessible") == null) {
+            System.setProperty("io.netty.tryReflectionSetAccessible", "true");
+        }
         int code = run(args, System.out, System.err);
         if (code != EXIT_OK) {
             System.exit(code);

@@ -15,6 +15,8 @@ import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 
+import io.jrnic.core.transport.NativeViews;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -71,6 +73,8 @@ public final class SoftRnic implements Rnic {
                 config.maxMws());
         this.completionHandlers = new CompletionEventHandler[config.maxCompletionHandlers()];
         this.memoryLedger = config.pdQuota().limitsMemory() ? new SoftProtectionDomain.MemoryLedger() : null;
+        // close() ends our connections before it frees the arena: plain socket views are safe
+        NativeViews.trust(arena.scope());
     }
 
     private static RnicConfig snapshot(RnicConfig c) {
@@ -452,6 +456,7 @@ public final class SoftRnic implements Rnic {
             }
             pds.clear();
             open = false;
+            NativeViews.distrust(arena.scope());
             arena.close();
             OPEN.remove(config.name(), this);
         }

@@ -145,10 +145,7 @@ final class MpaConnection extends ChannelDuplexHandler {
     private final FpduWriter.GatherSink sink = this::piece;
     /** Frames data FPDUs in gathering mode, CRC off; shares the marker position with {@link #writer}. */
     private FpduWriter gatherWriter;
-    private ByteBuffer scratchView = scratch.asByteBuffer();
     private final java.util.zip.CRC32C txCrc = new java.util.zip.CRC32C();
-    private MemorySegment crcSegment;
-    private ByteBuffer crcView;
     private final TxFpdu.Pool txPool = new TxFpdu.Pool(this::fpduSent);
 
     // Close
@@ -796,11 +793,10 @@ final class MpaConnection extends ChannelDuplexHandler {
         int need = writer.scratchLength(headerLength, payloadLength);
         if (need > scratch.byteSize()) {
             scratch = Arena.ofAuto().allocate(Math.max(need, 2 * scratch.byteSize()));
-            scratchView = scratch.asByteBuffer();
         }
         pieceCount = 0;
         // The data writer computes no CRC (its Crc32c caches one segment view and would allocate a new
-        // one at every switch between scratch and payload); crc() does it over cached views instead.
+        // one at every switch between scratch and payload); TxFpdu.writeCrc does it over its own views.
         if (gatherWriter == null) {
             gatherWriter = new FpduWriter(writer.markers(), false, writer.position());
         } else {
@@ -809,62 +805,18 @@ final class MpaConnection extends ChannelDuplexHandler {
         int used = gatherWriter.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
                 scratch, 0, sink);
         writer.position(gatherWriter.position());
-        if (writer.crcEnabled()) {
-            crc(used);
-        }
         // One reusable message per FPDU (docs/transport.md, TX): the writer's own octets (length, header
         // copy, markers, pad, CRC; a few dozen bytes) are copied into the message's own native area, the
         // payload pieces are reusable views of the registered memory, in wire order. One message per
         // FPDU, so netty never splits an FPDU between two gathering writes. Nothing is allocated once
         // the pool has warmed up; the token is reported when the message comes back fully written.
-        TxFpdu fpdu = txPool.take();
-        MemorySegment own = fpdu.ownArea(used);
-        MemorySegment.copy(scratch, 0, own, 0, used);
-        for (int i = 0; i < pieceCount; i++) {
-            MemorySegment segment = pieceSegments[i];
-            pieceSegments[i] = null;
-            fpdu.addPiece(segment == scratch ? null : segment, pieceOffsets[i], pieceLengths[i]);
+        TxFpdu fpdu = txPool.take().fill(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount);
+        if (writer.crcEnabled()) {
+            fpdu.writeCrc(txCrc);
         }
         ctx.write(fpdu.finish(token), ctx.voidPromise());
         fpdusSent++;
         return ch.isWritable();
-    }
-
-    /**
-     * RFC 5044 §4.4: the CRC covers every octet of the FPDU before the CRC field, which is the last 4
-     * octets of the writer's own bytes (the last piece). Computed over cached views: the scratch view
-     * is fixed, the payload view is kept while the payload segment object stays the same.
-     */
-    private void crc(int used) {
-        txCrc.reset();
-        int crcAt = used - Fpdu.CRC_LENGTH;
-        for (int i = 0; i < pieceCount; i++) {
-            MemorySegment segment = pieceSegments[i];
-            long offset = pieceOffsets[i];
-            int length = pieceLengths[i];
-            ByteBuffer view;
-            if (segment == scratch) {
-                if (offset + length > crcAt) {
-                    length = (int) (crcAt - offset);
-                }
-                view = scratchView;
-            } else if (segment.byteSize() > Integer.MAX_VALUE) {
-                view = segment.asSlice(offset, length).asByteBuffer();
-                offset = 0;
-            } else {
-                if (segment != crcSegment) {
-                    crcSegment = segment;
-                    crcView = segment.asByteBuffer();
-                }
-                view = crcView;
-            }
-            if (length > 0) {
-                view.clear();
-                view.position((int) offset).limit((int) offset + length);
-                txCrc.update(view);
-            }
-        }
-        scratch.set(CRC_FIELD, crcAt, Crc32c.toWire((int) txCrc.getValue()));
     }
 
     /** A fully written FPDU with a token came back from netty (RFC 5040 §5: handed to the LLP). */
@@ -1037,8 +989,6 @@ final class MpaConnection extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext context) {
         cancelTimer();
-        crcSegment = null;
-        crcView = null;
         if (pending != null) {
             pending.release();
             pending = null;

@@ -1,5 +1,7 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.mpa.Crc32c;
+import io.jrnic.mpa.Fpdu;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 
@@ -7,10 +9,13 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
+import java.util.zip.CRC32C;
 
 /**
  * One outbound FPDU as a read-only, reusable netty message: the writer's own octets (length, header
@@ -66,6 +71,7 @@ final class TxFpdu extends SegmentByteBuf {
         }
     }
 
+    private static final ValueLayout.OfInt CRC_FIELD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int INITIAL_OWN = 128;
     private static final int INITIAL_PIECES = 4;
 
@@ -92,6 +98,8 @@ final class TxFpdu extends SegmentByteBuf {
      */
     private ByteBuffer[] exact;
     private int pieces;
+    /** How many of the own area's first bytes are the writer's octets (heap copies follow them). */
+    private int ownUsed;
     private int length;
     private long token = -1;
 
@@ -108,8 +116,82 @@ final class TxFpdu extends SegmentByteBuf {
         setIndex(0, 0);
     }
 
+    /**
+     * Fills this FPDU from the gathering writer's output: its own octets {@code scratch[0, used)} and
+     * the pieces in wire order, where a piece in {@code scratch} is a range of those octets. Clears
+     * {@code segments[0, count)} so the caller's arrays keep no memory reachable.
+     *
+     * <p>A heap piece of at most {@value #HEAP_COPY_LIMIT} bytes (inline data lives in the WQE's
+     * {@code byte[]}) is copied behind the own octets: NIO would copy it into a temporary direct
+     * buffer anyway, and through a checked view that costs the JDK's 40-byte releaser per write
+     * (docs/transport.md, "Allocation"). Larger heap pieces stay views.
+     */
+    TxFpdu fill(MemorySegment scratch, int used, MemorySegment[] segments, long[] offsets, int[] lengths,
+                int count) {
+        int heapBytes = 0;
+        for (int i = 0; i < count; i++) {
+            if (segments[i] != scratch && copiedHeapPiece(segments[i], lengths[i])) {
+                heapBytes += lengths[i];
+            }
+        }
+        MemorySegment area = ownArea(used + heapBytes);
+        ownUsed = used;
+        MemorySegment.copy(scratch, 0, area, 0, used);
+        int next = used;
+        for (int i = 0; i < count; i++) {
+            MemorySegment segment = segments[i];
+            segments[i] = null;
+            int len = lengths[i];
+            if (segment == scratch) {
+                addPiece(null, offsets[i], len);
+            } else if (copiedHeapPiece(segment, len)) {
+                MemorySegment.copy(segment, offsets[i], area, next, len);
+                addPiece(null, next, len);
+                next += len;
+            } else {
+                addPiece(segment, offsets[i], len);
+            }
+        }
+        return this;
+    }
+
+    /**
+     * RFC 5044 §4.4: computes the CRC32c over every octet of the FPDU before its CRC field -- the
+     * last {@value Fpdu#CRC_LENGTH} of the own octets passed to {@link #fill} -- in wire order, and
+     * stores it there. Runs over this FPDU's own cached views (no per-segment view is made, so it
+     * allocates nothing however the payload segments alternate) and leaves them as they were.
+     *
+     * @param crc a reusable checksum (reset here)
+     */
+    void writeCrc(CRC32C crc) {
+        crc.reset();
+        int crcAt = ownUsed - Fpdu.CRC_LENGTH;
+        for (int i = 0; i < pieces; i++) {
+            ByteBuffer v = views[i];
+            int from = viewStart[i];
+            int end = from + pieceStart[i + 1] - pieceStart[i];
+            int to = end;
+            if (viewIsOwn[i] && from < ownUsed && to > crcAt) {
+                to = crcAt;        // the range ending with the CRC field itself
+            }
+            if (to > from) {
+                v.limit(to).position(from);
+                crc.update(v);
+                v.limit(end).position(from);
+            }
+        }
+        own.set(CRC_FIELD, crcAt, Crc32c.toWire((int) crc.getValue()));
+    }
+
+    /** Heap pieces up to this many bytes are copied into the own area (see {@link #fill}). */
+    static final int HEAP_COPY_LIMIT = 1024;
+
+    private static boolean copiedHeapPiece(MemorySegment segment, int length) {
+        return !segment.isNative() && length <= HEAP_COPY_LIMIT;
+    }
+
     /** The native area for the writer's own octets, at least {@code size} bytes (may be replaced). */
-    MemorySegment ownArea(int size) {
+    private MemorySegment ownArea(int size) {
         if (own.byteSize() < size) {
             ownView = ByteBuffer.allocateDirect((int) Math.max(size, 2 * own.byteSize()));
             own = MemorySegment.ofBuffer(ownView);
@@ -124,7 +206,7 @@ final class TxFpdu extends SegmentByteBuf {
     }
 
     /** Appends a piece: a range of {@link #ownArea} (segment == null) or of a payload segment. */
-    void addPiece(MemorySegment payload, long offset, int len) {
+    private void addPiece(MemorySegment payload, long offset, int len) {
         int i = pieces;
         if (i == views.length) {
             grow();
@@ -145,7 +227,7 @@ final class TxFpdu extends SegmentByteBuf {
             viewIsOwn[i] = false;
             viewSource[i] = null;
         } else if (v == null || viewIsOwn[i] || viewSource[i] != payload) {
-            v = payload.asByteBuffer();
+            v = NativeViews.view(payload);     // plain for RNIC memory: the gathering write allocates nothing
             views[i] = v;
             viewIsOwn[i] = false;
             viewSource[i] = payload;

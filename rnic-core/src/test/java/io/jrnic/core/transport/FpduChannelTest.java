@@ -11,6 +11,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -178,6 +179,29 @@ class FpduChannelTest {
         long[] direct = new long[1];
         onLoop(pair.responder(), () -> direct[0] = pair.responder().bytesPlacedDirect());
         assertThat(direct[0]).isPositive();
+    }
+
+    /**
+     * Heap pieces up to TxFpdu.HEAP_COPY_LIMIT travel as a copy behind the FPDU's own octets, larger
+     * ones as views: sizes on both sides of the limit, CRC on (the CRC covers the copied bytes).
+     */
+    @ParameterizedTest(name = "markers {0}")
+    @ValueSource(booleans = {false, true})
+    void smallHeapPayloadsAreCopiedBehindTheHeaderByteForByte(boolean markers) throws Exception {
+        MpaSettings crc = settings(CrcPolicy.REQUIRED, markers);
+        Pair pair = TransportFixture.connect(transport, crc, crc);
+        int limit = TxFpdu.HEAP_COPY_LIMIT;
+        int[] sizes = {0, 1, 7, 8, 64, limit - 1, limit, limit + 1, 1400, 5000, 3};
+        int total = (int) total(sizes);
+        Endpoint receiver = new Endpoint(total, fpduCount(sizes, pair.initiator().mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(pair.initiator());
+        MemorySegment data = TransportFixture.heapPattern(total, 9);
+        sender.send(data, sizes);
+        await(receiver.done);
+        assertSameBytes(receiver.received, data, total);
+        assertThat(receiver.fault).isNotDone();
     }
 
     @Test

@@ -38,11 +38,17 @@ class TxAllocationTest {
     private static final int MEASURED_BURSTS = 1_000;
 
     private IwarpTransport transport;
+    /** Payload memory trusted like a SoftRnic's arena (NativeViews); freed after the transport closed. */
+    private Arena rnicMemory;
 
     @AfterEach
     void close() {
         if (transport != null) {
             transport.close();
+        }
+        if (rnicMemory != null) {
+            NativeViews.distrust(rnicMemory.scope());
+            rnicMemory.close();
         }
     }
 
@@ -113,9 +119,16 @@ class TxAllocationTest {
         }
     }
 
-    @ParameterizedTest(name = "emss={0}, crc={1}, markers={2}")
-    @CsvSource({"1460, REQUIRED, false", "65544, REQUIRED, true", "65544, OFF, false"})
-    void steadyStateTransmitAllocatesNothing(int emss, CrcPolicy crc, boolean markers) throws Exception {
+    /**
+     * {@code heapPayload} 0: a full-size payload in trusted native memory (registered RNIC memory);
+     * otherwise that many bytes from a {@code byte[]} (inline data), which TxFpdu copies behind its
+     * own octets.
+     */
+    @ParameterizedTest(name = "emss={0}, crc={1}, markers={2}, heap payload={3}")
+    @CsvSource({"1460, REQUIRED, false, 0", "65544, REQUIRED, true, 0", "65544, OFF, false, 0",
+            "1460, REQUIRED, false, 64", "65544, OFF, true, 1024"})
+    void steadyStateTransmitAllocatesNothing(int emss, CrcPolicy crc, boolean markers, int heapPayload)
+            throws Exception {
         transport = new IwarpTransport(TransportFixture.config().emss(emss).build());
         MpaSettings settings = MpaSettings.builder().crcPolicy(crc).requestMarkers(markers).build();
         Pair pair = TransportFixture.connect(transport, settings, settings);
@@ -126,8 +139,14 @@ class TxAllocationTest {
         onLoop(ch, () -> ch.start(tokens, tokens));
 
         int BURST = burst(ch.mulpdu());
-        int payloadLength = ch.mulpdu() - TaggedHeaderFlyweight.HEADER_LENGTH;
-        MemorySegment payload = Arena.ofAuto().allocate(payloadLength);
+        int payloadLength = heapPayload > 0 ? heapPayload : ch.mulpdu() - TaggedHeaderFlyweight.HEADER_LENGTH;
+        // Registered memory as a SoftRnic allocates it: an arena whose owner vouches for its lifetime.
+        rnicMemory = Arena.ofShared();
+        NativeViews.trust(rnicMemory.scope());
+        // Heap payloads alternate between two arrays, as inline data alternates between WQE slots.
+        MemorySegment payload = heapPayload > 0 ? MemorySegment.ofArray(new byte[heapPayload])
+                : rnicMemory.allocate(payloadLength);
+        MemorySegment otherPayload = heapPayload > 0 ? MemorySegment.ofArray(new byte[heapPayload]) : payload;
         MemorySegment header = Arena.ofAuto().allocate(TaggedHeaderFlyweight.HEADER_LENGTH);
         new RdmapMessageEncoder(RdmapFeatures.RFC_5040).taggedHeader(header, 0, RdmapOpcode.RDMA_WRITE, true, 1, 0);
         MethodHandle allocatedBytes = currentThreadAllocatedBytes();
@@ -139,11 +158,12 @@ class TxAllocationTest {
             long before = allocated(allocatedBytes);
             for (int i = 0; i < BURST; i++) {
                 boolean writable;
+                MemorySegment from = (i & 1) == 0 ? payload : otherPayload;
                 if ((i & 3) == 3) {
-                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, payloadLength,
+                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, from, 0, payloadLength,
                             nextToken[0]++);
                 } else {
-                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, payloadLength);
+                    writable = ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, from, 0, payloadLength);
                 }
                 if (!writable) {
                     queuedFalse[0]++;
@@ -187,12 +207,14 @@ class TxAllocationTest {
         // for a stray runtime allocation on the loop thread (seen: up to ~5 KB in one run of 16 000).
         long slack = Math.max(8192, fpdus);
         assertThat(sendOnly[0]).as("bytes allocated by %d send() calls", fpdus).isLessThan(slack);
-        // flush(): the only allocation left is the JDK's: sun.nio.ch.IOUtil's gathering write makes a
-        // scope releaser (Releaser + LinkedRunnable, 40 bytes) for every buffer that is a view of a
-        // MemorySegment, i.e. per payload piece (one, or one per marker interval with markers). The
-        // transport's own octets are plain direct buffers and cost nothing there.
+        // flush(): with java.nio open to us (rnic-core's surefire argLine, as docs/transport.md tells
+        // users) the payload views are plain direct buffers and the JDK's gathering write allocates
+        // nothing. Without it, sun.nio.ch.IOUtil makes a scope releaser (lambda + LinkedRunnable,
+        // 40 bytes) per MemorySegment view per write: per payload piece (one, or one per marker
+        // interval with markers). The transport's own octets are plain direct buffers either way.
         long payloadPieces = markers ? payloadLength / 508 + 2 : 1;
-        long jdkPerFpdu = 40 * payloadPieces;
+        long jdkPerFpdu = heapPayload > 0 || NativeViews.plainViewsAvailable() ? 0 : 40 * payloadPieces;
+
         System.out.println("flush bytes: " + (result[0] - sendOnly[0]) + ", JDK bound " + jdkPerFpdu * fpdus);
         assertThat(result[0] - sendOnly[0]).as("bytes allocated by flush() beyond the JDK's releasers")
                 .isLessThanOrEqualTo(jdkPerFpdu * fpdus + slack);
