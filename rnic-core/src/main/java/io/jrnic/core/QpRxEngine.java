@@ -48,11 +48,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * reports it to the QP once the segment is delivered (Verbs V-TERM-11): placement-time verdicts
  * decline the placement so that the segment's delivery still waits for its CRC.
  *
- * <p><b>Revocation fence</b> (RFC 5040 §8.1.1 (6), R-SEC-016). A tagged placement holds the STag's
- * {@link StagBinding.Fence} from the moment it was validated until its last byte is in (one copy,
- * or the link's direct reads of the rest of the FPDU); a revocation waits for it, so that no byte
- * lands after Invalidate, deregistration or unbind returned. A segment whose STag was revoked
- * between validation and placement fails as an invalid STag (1/1/0x00).
+ * <p><b>Revocation fence</b> (RFC 5040 §8.1.1 (6), R-SEC-016). Every write into the memory of a
+ * validated tagged segment is bracketed by the STag's {@link StagBinding.Fence}: the engine's own
+ * copy, and for direct placement each copy of the deframer and each socket read of the transport
+ * (through the {@link PlacementTarget.Guard} handed over with the target). A revocation waits for
+ * the write in progress, so no byte lands after Invalidate, deregistration or unbind returned; the
+ * rest of the segment is consumed without being written, and a segment that lost the race in any
+ * of its writes fails as an invalid STag (1/1/0x00).
  *
  * <p><b>Graceful receive overflow</b> (Verbs §13.2, V-WRP-65/66, MAY; opt-in through
  * {@link FpduLink#gracefulReceiveOverflow()}). By default a Send finding no receive WQE is
@@ -112,10 +114,28 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     private boolean placementDenied;
     /** The table entry the tagged resolver validated the segment against. */
     private StagEntry resolvedEntry;
-    /** The fence held by the placement in progress, or null (R-SEC-016). */
+    /** The fence of the tagged segment in progress and what it was validated against, or null (R-SEC-016). */
     private StagBinding.Fence fence;
-    /** {@link #fence} is armed across event loop turns (direct placement by the link). */
-    private boolean fenceArmed;
+    private StagEntry fenceEntry;
+    private StagBinding fenceBinding;
+    /** A write of the segment in progress found its STag revoked: nothing more was written. */
+    private boolean revokedWhilePlacing;
+    /** Brackets the link's writes into {@link #target} (direct placement). */
+    private final PlacementTarget.Guard placementGuard = new PlacementTarget.Guard() {
+        @Override
+        public boolean enter() {
+            if (fence.enter(fenceEntry, fenceBinding)) {
+                return true;
+            }
+            revokedWhilePlacing = true;
+            return false;
+        }
+
+        @Override
+        public void exit() {
+            fence.exit();
+        }
+    };
 
     // graceful receive overflow (V-WRP-65)
     private final boolean gracefulOverflow;
@@ -244,13 +264,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         if (target == null || payloadLength == 0) {
             return false;
         }
-        placement.set(target, targetOffset);
+        placement.set(target, targetOffset, fence != null ? placementGuard : null);
         placedDirect = true;
         bytesPlacedDirect += payloadLength;
-        if (fence != null) {
-            fence.arm(); // the link writes the rest on later event loop turns
-            fenceArmed = true;
-        }
         return true;
     }
 
@@ -483,32 +499,27 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     private void taggedTarget(InboundSegment s) {
         if (payloadLength > 0 && s.attachment() instanceof StagBinding b) {
             StagEntry e = resolvedEntry;
-            StagBinding.Fence f = StagBinding.Fence.of(e);
-            if (!f.enter(e, b)) {
-                // R-SEC-016: revoked between validation and placement; RFC 5041 §7.1 check 1
+            if (e.binding != b) {
+                // R-SEC-016: revoked since validation; RFC 5041 §7.1 check 1
                 ddp.stop();
                 pendingError = DdpError.TAGGED_INVALID_STAG;
                 pendingEvent = AsyncEventType.TAGGED_INVALID_STAG;
                 return;
             }
-            fence = f;
+            fence = StagBinding.Fence.of(e);
+            fenceEntry = e;
+            fenceBinding = b;
             target = b.memory();
             targetOffset = s.bufferOffset();
         }
     }
 
-    /** Ends the placement in progress: revocations of its STag no longer wait for it. */
+    /** Forgets the tagged segment's fence (nothing is held between writes). */
     private void releaseFence() {
-        StagBinding.Fence f = fence;
-        if (f != null) {
-            fence = null;
-            if (fenceArmed) {
-                fenceArmed = false;
-                f.disarm();
-            } else {
-                f.exit();
-            }
-        }
+        fence = null;
+        fenceEntry = null;
+        fenceBinding = null;
+        revokedWhilePlacing = false;
     }
 
     /** The receive SGE holding the whole segment payload, if one does (else it is scattered by copy). */
@@ -573,7 +584,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         switch (opcode) {
             case RDMA_WRITE -> place(segment, offset); // R-WRITE-002: placed, never delivered
             case READ_RESPONSE -> {
-                place(segment, offset);
+                if (!place(segment, offset)) {
+                    return;
+                }
                 OutstandingReads ord = engine.tx.ord;
                 ord.headReceived(ord.headReceived() + payloadLength);
                 if (last) {
@@ -588,13 +601,39 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
     }
 
-    /** Places a tagged segment (copying it unless the link placed it), then ends its fence. */
-    private void place(MemorySegment segment, long offset) {
+    /**
+     * Places a tagged segment (copying it, under its fence, unless the link placed it).
+     *
+     * @return false when its STag was revoked while it was placed: the segment failed as an invalid
+     *         STag (R-SEC-016), nothing was written after the revocation
+     */
+    private boolean place(MemorySegment segment, long offset) {
+        StagBinding.Fence f = fence;
         if (target != null && !placedDirect) {
-            MemorySegment.copy(segment, offset + payloadStart, target, targetOffset, payloadLength);
-            bytesCopied += payloadLength;
+            if (f == null || f.enter(fenceEntry, fenceBinding)) {
+                try {
+                    MemorySegment.copy(segment, offset + payloadStart, target, targetOffset, payloadLength);
+                } finally {
+                    if (f != null) {
+                        f.exit();
+                    }
+                }
+                bytesCopied += payloadLength;
+            } else {
+                revokedWhilePlacing = true;
+            }
         }
-        releaseFence(); // before any upcall: a revoker may hold the QP's lock (R-SEC-016)
+        boolean revoked = revokedWhilePlacing;
+        releaseFence();
+        if (revoked) {
+            // RFC 5041 §7.1 check 1, as if the segment had arrived after the revocation
+            ddp.stop();
+            pendingError = DdpError.TAGGED_INVALID_STAG;
+            pendingEvent = AsyncEventType.TAGGED_INVALID_STAG;
+            failSegment(segment, offset);
+            return false;
+        }
+        return true;
     }
 
     private void deliverSend(MemorySegment segment, long offset) {

@@ -2,11 +2,8 @@ package io.jrnic.core;
 
 import io.jrnic.api.AddressType;
 import io.jrnic.api.StagState;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -89,27 +86,21 @@ record StagBinding(int key, StagState state, SoftProtectionDomain pd, int qpId, 
      * the binding and then reads {@link #active}. Either the revoker sees the placement (and
      * waits for it), or the placement sees the new binding (and places nothing).
      *
-     * <p>A placement never waits and takes no lock. A placement is either one copy by the RX engine
-     * (entered and exited within one call) or a direct placement: the link reads the rest of the
-     * FPDU from the socket straight into the memory, across several reads and event loop turns, so
-     * it is {@link #arm armed} for the event loop thread. A revocation made on that very thread (a
-     * Send with Invalidate, or a completion handler run by the loop) cannot wait for it and does not.
+     * <p>A placement never waits and takes no lock, and a section between {@link #enter} and
+     * {@link #exit} is one memory copy or one socket read and nothing else: the RX engine's copy of
+     * a segment, or, for direct placement, each write of the deframer into the target and each read
+     * of the transport into it ({@link io.jrnic.mpa.PlacementTarget.Guard}, entered and left per
+     * read, never across an event loop turn or a callback). A revocation therefore waits at most for
+     * one copy or one read in progress on another thread, never for the rest of an FPDU, and it can
+     * run on any thread -- also an event loop, or under a QP's lock -- without deadlock: the bytes of
+     * an FPDU that arrive after the revocation are consumed without being written (the segment then
+     * fails as an invalid STag, 1/1/0x00).
      *
-     * <p>Thread safety: thread safe. {@link #arm}/{@link #disarm} are called on the same thread.
+     * <p>Thread safety: thread safe.
      */
     static final class Fence {
-        /** Placements of the current thread that are armed across event loop turns. */
-        private static final ThreadLocal<ArrayList<Fence>> ARMED = ThreadLocal.withInitial(ArrayList::new);
-        private static final Logger LOG = LoggerFactory.getLogger(Fence.class);
         /** Spins before a waiting revoker starts yielding its core. */
         private static final int SPINS = 128;
-        /**
-         * How long a revoker waits at most. A copy ends in microseconds; a direct placement waits
-         * for the rest of one FPDU that the peer wrote whole (RFC 5044 §5.1). The bound exists for
-         * liveness: an event loop blocked on a lock the revoker holds (an SQ Invalidate runs under
-         * its QP's lock) would otherwise never finish the placement.
-         */
-        static final long MAX_WAIT_NANOS = 1_000_000_000L;
 
         private final AtomicInteger active = new AtomicInteger();
 
@@ -148,65 +139,25 @@ record StagBinding(int key, StagState state, SoftProtectionDomain pd, int qpId, 
             active.decrementAndGet();
         }
 
-        /**
-         * Marks an entered placement as armed on the current thread until {@link #disarm}: a
-         * revocation on this thread will not wait for it.
-         */
-        void arm() {
-            ARMED.get().add(this);
-        }
-
-        /** Ends an armed placement: the counterpart of {@link #arm} and {@link #enter}. */
-        void disarm() {
-            ArrayList<Fence> armed = ARMED.get();
-            for (int i = armed.size() - 1; i >= 0; i--) {
-                if (armed.get(i) == this) {
-                    armed.remove(i);
-                    break;
-                }
-            }
-            active.decrementAndGet();
-        }
-
         /** Placements in progress (tests). */
         int active() {
             return active.get();
         }
 
         /**
-         * Waits until every placement that may still write under a revoked binding has ended,
-         * except those armed on the calling thread. Call after the binding swap and without holding
-         * the RNIC memory lock. Placements end within one segment copy or one socket read of an
-         * FPDU already on its way, so this spins briefly and then yields, for at most
-         * {@link #MAX_WAIT_NANOS} (then it logs a warning and gives up).
-         *
-         * @return true when no foreign placement is in progress any more, false if it gave up
+         * Waits until every placement that may still write under a revoked binding has ended. Call
+         * after the binding swap and without holding the RNIC memory lock. A placement section is
+         * one copy or one socket read, so this spins briefly and then yields.
          */
-        boolean awaitPlacements() {
-            int own = 0;
-            for (Fence f : ARMED.get()) {
-                if (f == this) {
-                    own++;
-                }
-            }
+        void awaitPlacements() {
             int spins = 0;
-            long deadline = 0;
-            while (active.get() > own) {
+            while (active.get() > 0) {
                 if (++spins < SPINS) {
                     Thread.onSpinWait();
-                    continue;
+                } else {
+                    Thread.yield();
                 }
-                long now = System.nanoTime();
-                if (deadline == 0) {
-                    deadline = now + MAX_WAIT_NANOS;
-                } else if (now - deadline > 0) {
-                    LOG.warn("revocation stopped waiting for {} placement(s) in progress after {} ms",
-                            active.get() - own, MAX_WAIT_NANOS / 1_000_000);
-                    return false;
-                }
-                Thread.yield();
             }
-            return true;
         }
     }
 }

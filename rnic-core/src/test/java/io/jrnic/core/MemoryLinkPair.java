@@ -304,7 +304,7 @@ final class MemoryLinkPair implements AutoCloseable {
                 }
                 int chunk = 1 + random.nextInt(options.maxChunk());
                 int window = deframer.directWindow();
-                if (window > 0) {
+                if (window > 0 && deframer.beginDirect()) { // as MpaConnection: the guard per read
                     int n = Math.min(Math.min(window, chunk), data.length - pos);
                     MemorySegment.copy(src, pos, deframer.directTarget(), deframer.directTargetOffset(), n);
                     deframer.placed(n);
@@ -376,6 +376,28 @@ final class MemoryLinkPair implements AutoCloseable {
                     MemorySegment u = MemorySegment.ofArray(ulpdu);
                     send(u, 0, ulpdu.length, null, 0, 0);
                 }
+                flush();
+            });
+        }
+
+        /** Frames a raw ULPDU into its FPDU's bytes on this endpoint's loop (which owns the writer). */
+        byte[] frame(byte[] ulpdu) {
+            try {
+                return executor.submit(() -> {
+                    int n = writer.write(MemorySegment.ofArray(ulpdu), 0, ulpdu.length, frame, 0);
+                    byte[] wire = new byte[n];
+                    MemorySegment.copy(frame, 0, MemorySegment.ofArray(wire), 0, n);
+                    return wire;
+                }).get(10, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new AssertionError("framing on " + name + " failed", e);
+            }
+        }
+
+        /** Sends stream bytes as they are, e.g. a part of an FPDU from {@link #frame}. */
+        void injectWire(byte[] wire) {
+            executor.execute(() -> {
+                unflushed.add(wire);
                 flush();
             });
         }

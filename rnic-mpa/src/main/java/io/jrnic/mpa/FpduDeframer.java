@@ -77,6 +77,10 @@ public final class FpduDeframer {
     private boolean placementAsked;
     private MemorySegment target;
     private long targetOffset;
+    /** The target's guard (null: never revoked), whether it refused, whether a direct read holds it. */
+    private PlacementTarget.Guard guard;
+    private boolean targetRevoked;
+    private boolean directEntered;
 
     /**
      * Creates a deframer with the default limits (ULPDU 14..65535 bytes), no placement, at stream
@@ -274,7 +278,13 @@ public final class FpduDeframer {
             n = Math.min(n, (prefixLength < 0 ? 1 : prefixLength) - ulpduReceived);
         }
         if (target != null) {
-            MemorySegment.copy(chunk, offset, target, targetOffset + ulpduReceived - prefixLength, n);
+            if (enterTarget()) {
+                try {
+                    MemorySegment.copy(chunk, offset, target, targetOffset + ulpduReceived - prefixLength, n);
+                } finally {
+                    exitTarget();
+                }
+            }
         } else {
             MemorySegment.copy(chunk, offset, buffer, ulpduReceived, n);
         }
@@ -306,6 +316,8 @@ public final class FpduDeframer {
                 }
                 target = t;
                 targetOffset = placementTarget.offset();
+                guard = placementTarget.guard();
+                targetRevoked = false;
             }
         }
         if (ulpduReceived == ulpduLength) {
@@ -350,6 +362,7 @@ public final class FpduDeframer {
         placementAsked = false;
         prefixLength = -1;
         target = null;
+        guard = null;
         if (crcEnabled && crc.value() != receivedCrc) {
             fail(DeframeFault.CRC_MISMATCH);
         } else if (markerMismatch) {
@@ -381,7 +394,7 @@ public final class FpduDeframer {
      * by the next marker; 0 when the next bytes must go through {@link #consume}.
      */
     public int directWindow() {
-        if (fault != null || target == null || state != ULPDU || markerRemaining > 0) {
+        if (fault != null || target == null || targetRevoked || state != ULPDU || markerRemaining > 0) {
             return 0;
         }
         if (markers && Markers.isMarkerPosition(position)) {
@@ -389,6 +402,56 @@ public final class FpduDeframer {
         }
         int n = ulpduLength - ulpduReceived;
         return markers ? Math.min(n, Markers.bytesToNextMarker(position)) : n;
+    }
+
+    /**
+     * Starts a read of the transport into {@link #directTarget()}: enters the target's
+     * {@link PlacementTarget.Guard}, which {@link #placed} (or {@link #endDirect}, if the read brought
+     * nothing) leaves. When the guard refuses, the target was revoked: the window closes for the
+     * rest of this FPDU, whose bytes must then go through {@link #consume} (they are discarded).
+     *
+     * @return true when the transport may read into the target now
+     */
+    public boolean beginDirect() {
+        if (directWindow() == 0) {
+            return false;
+        }
+        if (guard == null || directEntered) {
+            return true;
+        }
+        directEntered = guard.enter();
+        if (!directEntered) {
+            targetRevoked = true;
+        }
+        return directEntered;
+    }
+
+    /**
+     * Ends a read started by {@link #beginDirect()} without accounting bytes (the read brought
+     * none, or failed). Idempotent; {@link #placed} ends it itself.
+     */
+    public void endDirect() {
+        if (directEntered) {
+            directEntered = false;
+            guard.exit();
+        }
+    }
+
+    private boolean enterTarget() {
+        if (targetRevoked) {
+            return false;
+        }
+        if (guard != null && !guard.enter()) {
+            targetRevoked = true;
+            return false;
+        }
+        return true;
+    }
+
+    private void exitTarget() {
+        if (guard != null) {
+            guard.exit();
+        }
     }
 
     /** The placement target of the FPDU in progress, or {@code null}. */
@@ -408,11 +471,13 @@ public final class FpduDeframer {
      * @throws IllegalArgumentException if length is outside that range
      */
     public void placed(int length) {
-        int window = directWindow();
+        int window = directEntered || guard == null ? directWindow() : 0;
         if (length < 1 || length > window) {
+            endDirect();
             throw new IllegalArgumentException("placed " + length + " bytes, window is " + window);
         }
         updateCrc(target, directTargetOffset(), length);
+        endDirect();          // before any callback: the placed bytes are in, the CRC has them
         position += length;
         ulpduReceived += length;
         afterUlpduBytes();

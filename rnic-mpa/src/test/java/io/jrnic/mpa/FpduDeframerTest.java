@@ -404,6 +404,90 @@ class FpduDeframerTest {
                 .hasMessageContaining("window is 0");
     }
 
+    /**
+     * A target revoked in the middle of the stream (RFC 5040 §8.1.1 (6)): from the first refused
+     * {@code enter} on, nothing more is written into it -- neither by the deframer's copies nor by
+     * direct reads, which {@code beginDirect} now refuses -- while the stream is still framed and
+     * CRC-checked to the end and every ULPDU is still reported. Enter and exit stay balanced.
+     */
+    @ParameterizedTest
+    @CsvSource({"false,false,false", "true,true,false", "false,true,true", "true,false,true"})
+    void revokedTargetReceivesNothingMoreButTheStreamStaysFramed(boolean markers, boolean crc, boolean direct) {
+        Random random = new Random(53);
+        Stream s = stream(random, markers, crc, 30);
+        byte[][] snapshot = new byte[1][];
+        int[] active = new int[1];
+        int[] enters = new int[1];
+        Placer p = new Placer();
+        PlacementTarget.Guard guard = new PlacementTarget.Guard() {
+            @Override
+            public boolean enter() {
+                assertThat(active[0]).as("sections do not nest").isZero();
+                if (++enters[0] < 40) {
+                    active[0]++;
+                    return true;
+                }
+                if (snapshot[0] == null) {
+                    snapshot[0] = p.area.toArray(ValueLayout.JAVA_BYTE); // what was there at the revocation
+                }
+                return false;
+            }
+
+            @Override
+            public void exit() {
+                active[0]--;
+            }
+        };
+        Placer guarded = new Placer() {
+            @Override
+            public boolean placementTarget(MemorySegment prefix, long offset, int prefixLength, int ulpduLength,
+                                           PlacementTarget target) {
+                boolean r = p.placementTarget(prefix, offset, prefixLength, ulpduLength, target);
+                target.set(target.segment(), target.offset(), guard);
+                return r;
+            }
+
+            @Override
+            public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
+                p.onPlaced(prefix, offset, prefixLength, ulpduLength);
+            }
+
+            @Override
+            public void onUlpdu(MemorySegment segment, long offset, int length) {
+                p.onUlpdu(segment, offset, length);
+            }
+
+            @Override
+            public void onError(DeframeFault fault) {
+                p.onError(fault);
+            }
+        };
+        FpduDeframer d = new FpduDeframer(markers, crc, 14, 65535, 0, guarded);
+        long off = 0;
+        long size = s.bytes().byteSize();
+        while (off < size) {
+            if (direct && d.directWindow() > 0 && d.beginDirect()) {
+                int n = (int) Math.min(d.directWindow(), Math.min(size - off, 1 + random.nextInt(3000)));
+                MemorySegment.copy(s.bytes(), off, d.directTarget(), d.directTargetOffset(), n);
+                d.placed(n);
+                off += n;
+            } else {
+                int n = (int) Math.min(size - off, 1 + random.nextInt(700));
+                assertThat(d.consume(s.bytes(), off, n)).isEqualTo(n);
+                off += n;
+            }
+            assertThat(active[0]).as("no section open between reads").isZero();
+        }
+        assertThat(p.faults).isEmpty();
+        assertThat(p.ulpdus).hasSameSizeAs(s.ulpdus());
+        assertThat(snapshot[0]).as("the guard refused at some point").isNotNull();
+        assertThat(p.area.toArray(ValueLayout.JAVA_BYTE)).as("nothing written after the revocation")
+                .isEqualTo(snapshot[0]);
+        assertThat(d.directWindow()).isZero();
+        d.endDirect(); // idempotent, nothing held
+        assertThat(active[0]).isZero();
+    }
+
     @Test
     void placementStillDetectsCorruptionBeforeDelivery() {
         Random random = new Random(43);

@@ -604,8 +604,10 @@ final class MpaConnection extends ChannelDuplexHandler {
     /** The buffer of the next socket read: a slice of the placement target, or the staging buffer. */
     ByteBuf nextReadBuffer() {
         if (state == State.RUNNING && deframer != null) {
+            deframer.endDirect(); // a direct read that brought nothing (netty released it unread)
             int window = deframer.directWindow();
-            if (window > 0) {
+            // R-SEC-016: the target's guard is held for this one read only (placed() or endDirect())
+            if (window > 0 && deframer.beginDirect()) {
                 MemorySegment target = deframer.directTarget();
                 long offset = deframer.directTargetOffset();
                 directRead = rxWindow.open(target, offset, window);
@@ -623,6 +625,9 @@ final class MpaConnection extends ChannelDuplexHandler {
         try {
             int n = buf.readableBytes();
             if (n == 0) {
+                if (buf == directRead && deframer != null) {
+                    deframer.endDirect();
+                }
                 return;
             }
             if (buf == directRead) {
@@ -987,7 +992,20 @@ final class MpaConnection extends ChannelDuplexHandler {
     }
 
     @Override
+    public void channelReadComplete(ChannelHandlerContext context) {
+        // netty releases a direct read that brought no bytes without channelRead: end its guard
+        // before anything else runs on this loop (R-SEC-016: a revoker may be waiting for it)
+        if (deframer != null) {
+            deframer.endDirect();
+        }
+        context.fireChannelReadComplete();
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext context) {
+        if (deframer != null) {
+            deframer.endDirect();
+        }
         cancelTimer();
         if (pending != null) {
             pending.release();
