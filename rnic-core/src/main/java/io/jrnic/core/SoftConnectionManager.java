@@ -94,19 +94,8 @@ final class SoftConnectionManager implements ConnectionManager {
         if (qp == null || address == null || settings == null) {
             throw new IllegalArgumentException("queue pair, address and settings must not be null");
         }
-        byte[] data = privateData == null ? new byte[0] : privateData.clone();
-        checkPrivateData("request", data.length, settings.maxUlpPrivateData());
-        SoftQueuePair q = reserve(qp);
-        try {
-            QueuePairAttributes a = q.query();
-            MpaSettings mpa = mpaSettings(settings, Math.min(a.ird(), irdCap()), wireDepth(a.ord()), irdCap());
-            CompletableFuture<Connection> result = new CompletableFuture<>();
-            transport(settings).connect(address, mpa, data, new Establishment(q, result, null, settings.gracefulReceiveOverflow()));
-            return result.minimalCompletionStage();
-        } catch (RuntimeException e) {
-            busy.remove(q);
-            throw e;
-        }
+        return initiate(qp, settings, privateData,
+                (transport, mpa, data, establishment) -> transport.connect(address, mpa, data, establishment));
     }
 
     @Override
@@ -115,6 +104,18 @@ final class SoftConnectionManager implements ConnectionManager {
         if (qp == null || connected == null || settings == null) {
             throw new IllegalArgumentException("queue pair, socket and settings must not be null");
         }
+        return initiate(qp, settings, privateData, (transport, mpa, data, establishment) ->
+                transport.adoptInitiator(connected, mpa, data, streamMessage, establishment));
+    }
+
+    /** How the active side reaches its peer: a new TCP connection, or an adopted one. */
+    private interface Initiation {
+        void start(IwarpTransport transport, MpaSettings mpa, byte[] privateData, Establishment establishment);
+    }
+
+    /** The active side of both connects: reserve the QP, start the MPA Request from its IRD/ORD. */
+    private CompletionStage<Connection> initiate(QueuePair qp, ConnectionSettings settings, byte[] privateData,
+                                                 Initiation initiation) {
         byte[] data = privateData == null ? new byte[0] : privateData.clone();
         checkPrivateData("request", data.length, settings.maxUlpPrivateData());
         SoftQueuePair q = reserve(qp);
@@ -122,7 +123,8 @@ final class SoftConnectionManager implements ConnectionManager {
             QueuePairAttributes a = q.query();
             MpaSettings mpa = mpaSettings(settings, Math.min(a.ird(), irdCap()), wireDepth(a.ord()), irdCap());
             CompletableFuture<Connection> result = new CompletableFuture<>();
-            transport(settings).adoptInitiator(connected, mpa, data, streamMessage, new Establishment(q, result, null, settings.gracefulReceiveOverflow()));
+            initiation.start(transport(settings), mpa, data,
+                    new Establishment(q, result, null, settings.gracefulReceiveOverflow()));
             return result.minimalCompletionStage();
         } catch (RuntimeException e) {
             busy.remove(q);

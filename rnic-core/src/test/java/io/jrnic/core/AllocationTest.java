@@ -15,7 +15,6 @@ import io.jrnic.api.WorkCompletionStatus;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.reflect.Method;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,30 +67,6 @@ class AllocationTest extends VerbsFixture {
         }
     }
 
-    // Reached reflectively: the test is compiled inside module io.jrnic.core, which must not require
-    // java.management for production; surefire runs the tests on the class path.
-    private static final Object THREAD_MX_BEAN;
-    private static final Method ALLOCATED_BYTES;
-
-    static {
-        try {
-            THREAD_MX_BEAN = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
-                    .invoke(null);
-            ALLOCATED_BYTES = Class.forName("com.sun.management.ThreadMXBean")
-                    .getMethod("getCurrentThreadAllocatedBytes");
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private static long allocatedBytes() {
-        try {
-            return (long) ALLOCATED_BYTES.invoke(THREAD_MX_BEAN);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Test
     void postProcessCompleteAndPollAllocateNothing() {
         MemoryRegion mr = pd.registerMemory(rnic.allocateMemory(4096, 4096), AccessRights.LOCAL, 0,
@@ -107,7 +82,7 @@ class AllocationTest extends VerbsFixture {
         long best = Long.MAX_VALUE;
         long polled = 0;
         for (int pass = 0; pass < 6; pass++) { // the first passes warm up class loading and the JIT
-            long before = allocatedBytes();
+            long before = AllocationProbe.allocatedBytes();
             for (int i = 0; i < rounds; i++) {
                 qp.postSend(send.reset().wrId(i).opcode(Opcode.SEND).sge(mr.stag(), 0, 64).sge(mr.stag(), 64, 64));
                 qp.postSend(inline.reset().wrId(i).opcode(Opcode.RDMA_WRITE).inline(true).sge(mr.stag(), 0, 32)
@@ -118,7 +93,7 @@ class AllocationTest extends VerbsFixture {
                 t.upcalls.receiveCompleted(w, WorkCompletionStatus.SUCCESS, 100, false, 0);
                 polled += cq.poll(batch);
             }
-            best = Math.min(best, allocatedBytes() - before);
+            best = Math.min(best, AllocationProbe.allocatedBytes() - before);
         }
         assertThat(polled).isEqualTo(6L * 3 * rounds);
         // a steady-state pass of 10,000 rounds (60,000 WRs) allocates nothing; the margin covers the probe itself

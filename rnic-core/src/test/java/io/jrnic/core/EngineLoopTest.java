@@ -12,7 +12,6 @@ import io.jrnic.api.WorkCompletionStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,30 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and fairness between QPs that share an event loop.
  */
 class EngineLoopTest {
-    private static final Object THREAD_MX_BEAN;
-    private static final Method ALLOCATED_BYTES;
-
-    static {
-        try {
-            THREAD_MX_BEAN = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
-                    .invoke(null);
-            ALLOCATED_BYTES = Class.forName("com.sun.management.ThreadMXBean")
-                    .getMethod("getCurrentThreadAllocatedBytes");
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final List<SoftRnic> rnics = new ArrayList<>();
     private final LoopLinkPair.Loop loop = new LoopLinkPair.Loop();
-
-    private static long allocatedBytes() {
-        try {
-            return (long) ALLOCATED_BYTES.invoke(THREAD_MX_BEAN);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-    }
 
     private EngineFixture.Side side(FpduLink link) {
         EngineFixture.Side s = new EngineFixture.Side();
@@ -93,7 +70,7 @@ class EngineLoopTest {
         long best = Long.MAX_VALUE;
         long completed = 0;
         for (int pass = 0; pass < 5; pass++) { // the first passes warm up class loading and the JIT
-            long before = allocatedBytes();
+            long before = AllocationProbe.allocatedBytes();
             for (int i = 0; i < rounds; i++) {
                 b.qp.postReceive(recv.reset().wrId(i).sge(sb, baseB, 256));
                 a.qp.postSend(write.reset().wrId(i).opcode(Opcode.RDMA_WRITE).sge(sa, baseA, 3000)
@@ -112,7 +89,7 @@ class EngineLoopTest {
                 }
                 completed += b.cq.poll(batch);
             }
-            best = Math.min(best, allocatedBytes() - before);
+            best = Math.min(best, AllocationProbe.allocatedBytes() - before);
         }
         assertThat(completed).isEqualTo(5L * 4 * rounds);
         // 5,000 rounds = 20,000 WRs, 15,000 wire messages, about 30,000 FPDUs each way

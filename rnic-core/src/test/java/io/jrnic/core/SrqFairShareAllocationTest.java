@@ -11,38 +11,14 @@ import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Method;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The fair-share accounting adds no allocation to the S-RQ receive path: post to the S-RQ, take
- * by two QPs under an active policy, complete, poll (the probe is the one of {@link AllocationTest}).
+ * by two QPs under an active policy, complete, poll ({@link AllocationProbe}).
  */
 class SrqFairShareAllocationTest extends VerbsFixture {
-    // reached reflectively, as in AllocationTest: production code must not require java.management
-    private static final Object THREAD_MX_BEAN;
-    private static final Method ALLOCATED_BYTES;
-
-    static {
-        try {
-            THREAD_MX_BEAN = Class.forName("java.lang.management.ManagementFactory").getMethod("getThreadMXBean")
-                    .invoke(null);
-            ALLOCATED_BYTES = Class.forName("com.sun.management.ThreadMXBean")
-                    .getMethod("getCurrentThreadAllocatedBytes");
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
-    private static long allocatedBytes() {
-        try {
-            return (long) ALLOCATED_BYTES.invoke(THREAD_MX_BEAN);
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Test
     void accountedTakesAllocateNothing_R_SEC_026() {
         MemoryRegion mr = pd.registerMemory(rnic.allocateMemory(4096, 4096), AccessRights.LOCAL, 0,
@@ -59,7 +35,7 @@ class SrqFairShareAllocationTest extends VerbsFixture {
         long best = Long.MAX_VALUE;
         long polled = 0;
         for (int pass = 0; pass < 6; pass++) { // the first passes warm up class loading and the JIT
-            long before = allocatedBytes();
+            long before = AllocationProbe.allocatedBytes();
             for (int i = 0; i < rounds; i++) {
                 srq.postReceive(recv.reset().wrId(i).sge(mr.stag(), 0, 256));
                 srq.postReceive(recv.reset().wrId(i).sge(mr.stag(), 256, 256));
@@ -69,7 +45,7 @@ class SrqFairShareAllocationTest extends VerbsFixture {
                 tb.upcalls.receiveCompleted(wb, WorkCompletionStatus.SUCCESS, 10, false, 0);
                 polled += cq.poll(batch);
             }
-            best = Math.min(best, allocatedBytes() - before);
+            best = Math.min(best, AllocationProbe.allocatedBytes() - before);
         }
         assertThat(polled).isEqualTo(6L * 2 * rounds);
         assertThat(events).isEmpty(); // nobody exceeded its share
