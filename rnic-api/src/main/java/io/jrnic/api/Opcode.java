@@ -28,7 +28,22 @@ public enum Opcode {
     /** Invalidate Local STag (local, SQ ordered). */
     INVALIDATE_LOCAL_STAG,
     /** Receive (RQ and S-RQ only). */
-    RECEIVE;
+    RECEIVE,
+    /**
+     * RDMA Flush (draft-talpey-rdma-commit-01 §3.1.1): makes a remote {STag, TO, Length} range
+     * persistent and/or globally visible; needs {@link RnicExtension#RDMA_FLUSH}.
+     */
+    RDMA_FLUSH,
+    /**
+     * RDMA Verify (draft-talpey-rdma-commit-01 §3.1.2): the peer hashes a remote range and compares
+     * it with an optional expected hash; needs {@link RnicExtension#RDMA_VERIFY}.
+     */
+    RDMA_VERIFY,
+    /**
+     * Atomic Write (draft-talpey-rdma-commit-01 §3.1.3): 8 bytes placed atomically at an aligned
+     * remote TO; needs {@link RnicExtension#ATOMIC_WRITE}.
+     */
+    ATOMIC_WRITE;
 
     /**
      * Send Operation Types (Verbs §4, V-DEF-12).
@@ -51,10 +66,20 @@ public enum Opcode {
     /**
      * Whether the operation puts a message on the wire (handed to the transport).
      *
-     * @return true for Send types, RDMA Write and RDMA Read types
+     * @return true for Send types, RDMA Write and RDMA Read types, and the commit draft's requests
      */
     public boolean isWire() {
-        return isSend() || isRead() || this == RDMA_WRITE;
+        return isSend() || isRead() || this == RDMA_WRITE || isCommitDraft();
+    }
+
+    /**
+     * The requests of draft-talpey-rdma-commit-01: untagged on queue 1, answered on queue 3, and
+     * counted against ORD like an RDMA Read (draft §2.1, §3.1.1.1).
+     *
+     * @return true for RDMA Flush, RDMA Verify and Atomic Write
+     */
+    public boolean isCommitDraft() {
+        return this == RDMA_FLUSH || this == RDMA_VERIFY || this == ATOMIC_WRITE;
     }
 
     /**

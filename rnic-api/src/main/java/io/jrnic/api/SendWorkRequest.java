@@ -12,6 +12,11 @@ import java.lang.foreign.MemorySegment;
  *   <li>Bind: {@link #bind(int, int, long, long, AddressType, int)}.</li>
  *   <li>Fast-Register: {@link #fastRegister(int, MemorySegment, int, AddressType, long)}.</li>
  *   <li>Invalidate Local STag: {@link #invalidateStag(int)} and optionally {@link #localFence(boolean)}.</li>
+ *   <li>draft-talpey-rdma-commit-01: {@link #flush(int, long, int, int)},
+ *       {@link #verify(int, long, int, byte[])} (at most one SGE, the local sink of the computed
+ *       hash) and {@link #atomicWrite(int, long, long)}. They need the RNIC extension of the same
+ *       name ({@link RnicExtension}), count against ORD like a Read and complete when the peer's
+ *       response arrives.</li>
  * </ul>
  *
  * <p>Thread safety: not thread safe; copied by the post verbs, so it may be reused immediately.
@@ -34,6 +39,17 @@ public final class SendWorkRequest extends ScatterGatherList {
     private int accessRights;
     private MemorySegment fastRegisterMemory;
     private long fastRegisterVirtualAddress;
+    private int remoteLength;
+    private int flushFlags;
+    private long atomicWriteData;
+    private byte[] expectedHash;
+
+    /** RDMA Flush disposition: make the range persistent (draft §3.1.1.1, flag 0x01). */
+    public static final int FLUSH_PERSISTENCE = 0x01;
+    /** RDMA Flush disposition: make the range globally visible (draft §3.1.1.1, flag 0x02). */
+    public static final int FLUSH_GLOBAL_VISIBILITY = 0x02;
+    /** The longest expected hash an RDMA Verify may carry. */
+    public static final int MAX_HASH_LENGTH = 64;
 
     /** Creates a request with room for 16 SGEs. */
     public SendWorkRequest() {
@@ -73,6 +89,10 @@ public final class SendWorkRequest extends ScatterGatherList {
         accessRights = 0;
         fastRegisterMemory = null;
         fastRegisterVirtualAddress = 0;
+        remoteLength = 0;
+        flushFlags = 0;
+        atomicWriteData = 0;
+        expectedHash = null;
         return this;
     }
 
@@ -224,6 +244,113 @@ public final class SendWorkRequest extends ScatterGatherList {
         this.addressType = addressType;
         this.fastRegisterVirtualAddress = virtualAddress;
         return this;
+    }
+
+    /**
+     * RDMA Flush (draft-talpey-rdma-commit-01 §3.1.1): asks the peer to make the bytes
+     * {@code [to, to + length)} of its {@code stag} persistent and/or globally visible, after every
+     * earlier RDMA Write of this QP was placed. Flags 0 are an ordering barrier (checklist AMB-56);
+     * a zero length is not checked against the STag (C-FLUSH-056).
+     *
+     * @param stag   the remote STag
+     * @param to     the remote TO of the first byte
+     * @param length bytes (unsigned 32 bits)
+     * @param flags  {@link #FLUSH_PERSISTENCE} and/or {@link #FLUSH_GLOBAL_VISIBILITY}
+     * @return this
+     * @throws IllegalArgumentException for a flag bit the draft does not define
+     */
+    public SendWorkRequest flush(int stag, long to, int length, int flags) {
+        if ((flags & ~(FLUSH_PERSISTENCE | FLUSH_GLOBAL_VISIBILITY)) != 0) {
+            throw new IllegalArgumentException("flush flags 0x" + Integer.toHexString(flags)
+                    + " have bits other than FLUSH_PERSISTENCE (0x01) and FLUSH_GLOBAL_VISIBILITY (0x02)");
+        }
+        this.opcode = Opcode.RDMA_FLUSH;
+        this.remoteStag = stag;
+        this.remoteTo = to;
+        this.remoteLength = length;
+        this.flushFlags = flags;
+        return this;
+    }
+
+    /**
+     * RDMA Verify (draft-talpey-rdma-commit-01 §3.1.2): the peer hashes {@code [to, to + length)} of
+     * its {@code stag} and, when {@code expectedHash} is given, compares it: a mismatch terminates
+     * the connection. The computed hash (jrnic: SHA-256, 32 bytes) is written into this request's
+     * SGE when it has one (Local Write). The array is copied at post time.
+     *
+     * @param stag         the remote STag
+     * @param to           the remote TO of the first byte
+     * @param length       bytes (unsigned 32 bits)
+     * @param expectedHash the hash to compare with, or null for a scrub that only returns the hash
+     * @return this
+     * @throws IllegalArgumentException for an empty hash or one longer than {@link #MAX_HASH_LENGTH}
+     */
+    public SendWorkRequest verify(int stag, long to, int length, byte[] expectedHash) {
+        if (expectedHash != null && (expectedHash.length == 0 || expectedHash.length > MAX_HASH_LENGTH)) {
+            throw new IllegalArgumentException("expected hash must have 1.." + MAX_HASH_LENGTH + " bytes, had "
+                    + expectedHash.length);
+        }
+        this.opcode = Opcode.RDMA_VERIFY;
+        this.remoteStag = stag;
+        this.remoteTo = to;
+        this.remoteLength = length;
+        this.expectedHash = expectedHash;
+        return this;
+    }
+
+    /**
+     * Atomic Write (draft-talpey-rdma-commit-01 §3.1.3): the peer stores {@code value} at its
+     * {@code stag}/{@code to} in one indivisible 8-byte store, after every earlier request of this
+     * QP completed. The target must be 8-byte aligned at the peer (its check, C-AW-015).
+     *
+     * @param stag  the remote STag
+     * @param to    the remote TO
+     * @param value the 64-bit value
+     * @return this
+     */
+    public SendWorkRequest atomicWrite(int stag, long to, long value) {
+        this.opcode = Opcode.ATOMIC_WRITE;
+        this.remoteStag = stag;
+        this.remoteTo = to;
+        this.remoteLength = 8;
+        this.atomicWriteData = value;
+        return this;
+    }
+
+    /**
+     * Flush / Verify: length of the remote range; Atomic Write: 8.
+     *
+     * @return bytes (unsigned 32 bits)
+     */
+    public int remoteLength() {
+        return remoteLength;
+    }
+
+    /**
+     * Flush disposition flags.
+     *
+     * @return {@link #FLUSH_PERSISTENCE} | {@link #FLUSH_GLOBAL_VISIBILITY} bits
+     */
+    public int flushFlags() {
+        return flushFlags;
+    }
+
+    /**
+     * Atomic Write value.
+     *
+     * @return the 64-bit value
+     */
+    public long atomicWriteData() {
+        return atomicWriteData;
+    }
+
+    /**
+     * Verify: the expected hash (not copied), or null.
+     *
+     * @return the array or null
+     */
+    public byte[] expectedHash() {
+        return expectedHash;
     }
 
     /**

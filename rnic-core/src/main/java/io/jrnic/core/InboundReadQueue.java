@@ -1,6 +1,10 @@
 package io.jrnic.core;
 
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.ddp.UntaggedHeaderFlyweight;
+
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The responder's IRD queue (the IRRQ, DDP queue 1, RFC 5040 §5.2.1, §6.1, Verbs §6.5): validated
@@ -15,15 +19,26 @@ import java.lang.foreign.MemorySegment;
  * the bad segment). A slot added without them (source STag 0) is only checked for its memory still
  * being alive.
  *
- * <p>RFC 7306 Atomic Requests and the commit draft's requests share the IRD (R-READ-044): they
- * would take a slot here too, with a kind field selecting an untagged response on queue 3 instead
- * of the tagged Read Response, executed when the slot reaches the head, so that all responses keep
- * request order.
+ * <p>RFC 7306 Atomic Requests and the commit draft's requests share the IRD (R-READ-044). The
+ * draft's Flush, Verify and Atomic Write Requests take a slot here too
+ * ({@link #addCommit}): its {@link #headKind() kind} selects an untagged response on queue 3 instead
+ * of the tagged Read Response, and the request is executed when its slot reaches the head, so that
+ * all responses keep request order (C-AW-046). Such a slot also keeps the request's flags, Atomic
+ * Write value, expected hash and DDP header (for a Terminate found while executing it).
  *
  * <p>Thread safety: confined to the engine's event loop, except {@link #size()}, which any thread
  * may read (Verbs: "remote reads in progress").
  */
 final class InboundReadQueue {
+    /** Kind of a slot: an RDMA Read Request (answered by a tagged Read Response). */
+    static final int READ = 0;
+    /** Kind of a slot: a commit draft Flush Request (answered by a Flush Response, draft §3.1.1). */
+    static final int FLUSH = 0x10;
+    /** Kind of a slot: a commit draft Verify Request (answered by a Verify Response, draft §3.1.2). */
+    static final int VERIFY = 0x11;
+    /** Kind of a slot: a commit draft Atomic Write Request (answered by an AW Response, draft §3.1.3). */
+    static final int ATOMIC_WRITE = 0x12;
+
     private final int[] sinkStag;
     private final long[] sinkTo;
     private final long[] size;
@@ -32,6 +47,12 @@ final class InboundReadQueue {
     private final long[] sourceOffset;
     private final int[] sourceStag;
     private final long[] sourceTo;
+    private final int[] kind;
+    private final int[] flags;
+    private final long[] data;
+    private final byte[][] hash;
+    private final int[] hashLength;
+    private final MemorySegment[] requestHeader;
     private long head;
     private long tail;
     private volatile int count;
@@ -46,6 +67,12 @@ final class InboundReadQueue {
         sourceOffset = new long[n];
         sourceStag = new int[n];
         sourceTo = new long[n];
+        kind = new int[n];
+        flags = new int[n];
+        data = new long[n];
+        hash = new byte[n][];
+        hashLength = new int[n];
+        requestHeader = new MemorySegment[n];
     }
 
     /** Requests held: accepted and not completely answered. Readable from any thread. */
@@ -90,8 +117,94 @@ final class InboundReadQueue {
         this.sourceOffset[i] = sourceOffset;
         this.sourceStag[i] = sourceStag;
         this.sourceTo[i] = sourceTo;
+        this.kind[i] = READ;
         count++;
         return true;
+    }
+
+    /**
+     * Appends a validated commit draft request (Flush, Verify or Atomic Write). The caller has
+     * already compared the count with the IRD. The expected hash and the DDP header are copied into
+     * the slot (its buffers are made on the slot's first use and reused).
+     *
+     * @param kind          {@link #FLUSH}, {@link #VERIFY} or {@link #ATOMIC_WRITE}
+     * @param stag          the request's STag (checked again when it executes), 0 for a zero length
+     * @param to            the request's TO
+     * @param length        bytes of the range
+     * @param memory        the STag's memory, null for a zero length
+     * @param memoryOffset  offset of {@code to} in {@code memory}
+     * @param flags         Flush disposition flags
+     * @param data          Atomic Write value (as on the wire)
+     * @param hashSource    the Verify's expected hash, or null
+     * @param hashOffset    its offset
+     * @param hashLength    its length (at most {@link SendWorkRequest#MAX_HASH_LENGTH})
+     * @param ddpHeader     the request's untagged DDP header (18 bytes), for a Terminate
+     * @param ddpHeaderOffset its offset
+     * @return false when the ring is full
+     */
+    boolean addCommit(int kind, int stag, long to, long length, MemorySegment memory, long memoryOffset, int flags,
+                      long data, MemorySegment hashSource, long hashOffset, int hashLength, MemorySegment ddpHeader,
+                      long ddpHeaderOffset) {
+        if (tail - head == this.size.length) {
+            return false;
+        }
+        int i = (int) (tail++ % this.size.length);
+        this.kind[i] = kind;
+        this.sinkStag[i] = 0;
+        this.sinkTo[i] = 0;
+        this.size[i] = length;
+        this.sent[i] = 0;
+        this.source[i] = memory;
+        this.sourceOffset[i] = memoryOffset;
+        this.sourceStag[i] = stag;
+        this.sourceTo[i] = to;
+        this.flags[i] = flags;
+        this.data[i] = data;
+        this.hashLength[i] = hashLength;
+        if (hashLength > 0) {
+            if (hash[i] == null) {
+                hash[i] = new byte[SendWorkRequest.MAX_HASH_LENGTH];
+            }
+            MemorySegment.copy(hashSource, ValueLayout.JAVA_BYTE, hashOffset, hash[i], 0,
+                    hashLength);
+        }
+        if (requestHeader[i] == null) {
+            requestHeader[i] = MemorySegment.ofArray(new byte[UntaggedHeaderFlyweight.HEADER_LENGTH]);
+        }
+        MemorySegment.copy(ddpHeader, ddpHeaderOffset, requestHeader[i], 0,
+                UntaggedHeaderFlyweight.HEADER_LENGTH);
+        count++;
+        return true;
+    }
+
+    /** The head's kind: {@link #READ}, {@link #FLUSH}, {@link #VERIFY} or {@link #ATOMIC_WRITE}. */
+    int headKind() {
+        return kind[h()];
+    }
+
+    /** The head's Flush disposition flags. */
+    int headFlags() {
+        return flags[h()];
+    }
+
+    /** The head's Atomic Write value. */
+    long headData() {
+        return data[h()];
+    }
+
+    /** The head's expected Verify hash (the first {@link #headHashLength()} bytes), or null. */
+    byte[] headHash() {
+        return hash[h()];
+    }
+
+    /** Bytes of the head's expected hash; 0 when the Verify carries none. */
+    int headHashLength() {
+        return hashLength[h()];
+    }
+
+    /** The head's DDP header (a commit request's), 18 bytes. */
+    MemorySegment headRequestHeader() {
+        return requestHeader[h()];
     }
 
     private int h() {

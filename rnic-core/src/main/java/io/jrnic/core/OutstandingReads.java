@@ -8,14 +8,22 @@ package io.jrnic.core;
  * RNIC's maximum ORD.
  *
  * <p>RFC 7306 Atomic Requests and the commit draft's Flush / Verify / Atomic Write requests also
- * consume ORD and are answered in order on queue 3: they would get a second ring of this shape
- * keyed by their response queue, the request kind kept in {@link #kind}.
+ * consume ORD. The draft's requests share this ring with the Reads ({@link #add(SendWqe, int)}):
+ * the responder answers every queue-1 request in request order (one IRD FIFO, C-AW-046), so a
+ * response, tagged or on queue 3, always answers the head, and {@link #headKind()} tells whether it
+ * is the expected kind.
  *
  * <p>Thread safety: confined to the engine's event loop.
  */
 final class OutstandingReads {
     /** Kind of an outstanding request: an RDMA Read (answered by a tagged Read Response). */
     static final int READ = 0;
+    /** Kind of an outstanding request: a commit draft RDMA Flush (answered by a Flush Response on queue 3). */
+    static final int FLUSH = InboundReadQueue.FLUSH;
+    /** Kind of an outstanding request: a commit draft RDMA Verify (answered by a Verify Response). */
+    static final int VERIFY = InboundReadQueue.VERIFY;
+    /** Kind of an outstanding request: a commit draft Atomic Write (answered by an Atomic Write Response). */
+    static final int ATOMIC_WRITE = InboundReadQueue.ATOMIC_WRITE;
 
     private final SendWqe[] wqes;
     private final int[] kind;
@@ -52,6 +60,26 @@ final class OutstandingReads {
         kind[i] = READ;
         received[i] = 0;
         return true;
+    }
+
+    /**
+     * Appends a request of another kind than a Read (its request is being sent).
+     *
+     * @param w    the WQE
+     * @param kind {@link #FLUSH}, {@link #VERIFY} or {@link #ATOMIC_WRITE}
+     * @return false when the ring is full
+     */
+    boolean add(SendWqe w, int kind) {
+        if (!add(w)) {
+            return false;
+        }
+        this.kind[(int) ((tail - 1) % wqes.length)] = kind;
+        return true;
+    }
+
+    /** The head's kind; {@link #READ} when empty. */
+    int headKind() {
+        return isEmpty() ? READ : kind[(int) (head % wqes.length)];
     }
 
     SendWqe head() {

@@ -47,7 +47,8 @@ public final class QpEngine implements QpTransport {
 
     final FpduLink link;
     final Executor executor;
-    final RdmapFeatures features = RdmapFeatures.RFC_5040;
+    /** The stream's RDMAP features, set from the RNIC's extensions at start (commit draft: {@link CommitDraft#features}). */
+    RdmapFeatures features = RdmapFeatures.RFC_5040;
     final TerminateLatch latch = new TerminateLatch();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable runTask = this::scheduledRun;
@@ -59,6 +60,8 @@ public final class QpEngine implements QpTransport {
     StagTable stags;
     QpTxEngine tx;
     QpRxEngine rx;
+    /** RDMA Flush, Verify and Atomic Write (draft-talpey-rdma-commit-01), both sides. */
+    CommitDraft commit;
 
     // inbox: written by the QP under its lock, drained by the loop (guarded by inboxLock)
     private final Object inboxLock = new Object();
@@ -125,6 +128,8 @@ public final class QpEngine implements QpTransport {
         this.upcalls = upcalls;
         this.qp = owner;
         this.stags = owner.rnic().stags;
+        this.features = CommitDraft.features(owner.rnic());
+        this.commit = new CommitDraft(this, owner.rnic());
         this.tx = new QpTxEngine(this, owner.rnic().config().maxOrd(), owner.rnic().config().maxIrd());
         this.rx = new QpRxEngine(this);
         executor.execute(this::startOnLoop);

@@ -160,7 +160,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     QpRxEngine(QpEngine engine) {
         this.engine = engine;
-        this.ddp = new DdpReceiver(DdpHeaderFlyweight.VERSION_IETF, DdpReceiver.rdmapQueueNumbers(false), this, this);
+        this.ddp = new DdpReceiver(DdpHeaderFlyweight.VERSION_IETF, DdpReceiver.rdmapQueueNumbers(
+                engine.features.rfc7306() || engine.features.commitDraft()), this, this);
         this.validator = new RdmapValidator(engine.features);
         this.gracefulOverflow = engine.link.gracefulReceiveOverflow() && engine.qp.srq == null;
     }
@@ -352,7 +353,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         int op = engine.features.opcodeBits(rsvdUlp);
         boolean write = op == RdmapOpcode.RDMA_WRITE.wireValue();
         boolean response = op == RdmapOpcode.READ_RESPONSE.wireValue();
-        if (!write && !response || response && engine.tx.ord.isEmpty()
+        if (!write && !response || response && !readAtOrdHead()
                 || RdmapControl.version(rsvdUlp) != engine.features.version()) {
             // not placeable at all: let RDMAP name the error (R-ERR-021 Unexpected OpCode)
             descriptor.valid(0, -1L, true, null);
@@ -445,9 +446,16 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         messageComplete = s.messageComplete();
         messageLength = messageComplete ? s.messageLength() : 0;
         invalidateStag = s.rsvdUlpWord();
+        if (!engine.commit.enabled(opcode)) {
+            // C-FLUSH-031: an RNIC without the extension answers its opcodes as RFC 5040 does an
+            // unknown one (the same Terminate bytes: no RDMA header is known, all payload counts)
+            opcode = null;
+            rdmapError(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE);
+            return;
+        }
         switch (opcode) {
             case READ_RESPONSE -> {
-                if (engine.tx.ord.isEmpty()) {
+                if (!readAtOrdHead()) {
                     rdmapError(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE); // R-ERR-021
                     return;
                 }
@@ -596,6 +604,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             }
             case SEND, SEND_SE, SEND_INVALIDATE, SEND_SE_INVALIDATE -> deliverSend(segment, offset);
             case READ_REQUEST -> readRequest(segment, offset);
+            case FLUSH_REQUEST, VERIFY_REQUEST, ATOMIC_WRITE_REQUEST -> commitRequest(segment, offset);
+            case FLUSH_RESPONSE, VERIFY_RESPONSE, ATOMIC_WRITE_RESPONSE -> commitResponse(segment, offset);
             case TERMINATE -> terminate(segment, offset + payloadStart, payloadLength);
             default -> { }
         }
@@ -735,6 +745,36 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         // V-TERM-9: TX checks the source STag and TO again before each segment of the response
         ird.add(readRequest.sinkStag(), readRequest.sinkTaggedOffset(), size, b.memory(), b.offsetOf(to), stag, to);
         engine.schedule();
+    }
+
+    /** Whether the ORD head is an RDMA Read (a Read Response answers nothing else). */
+    private boolean readAtOrdHead() {
+        OutstandingReads ord = engine.tx.ord;
+        return !ord.isEmpty() && ord.headKind() == OutstandingReads.READ;
+    }
+
+    /**
+     * draft-talpey-rdma-commit-01 §3.1, §5.2: a Delivered Flush, Verify or Atomic Write Request is
+     * validated and queued in the IRD; it executes at the head (C-FLUSH-022). Errors terminate with
+     * the request's DDP header and no RDMA header (M=1, D=1, R=0, C-FLUSH-051).
+     */
+    private void commitRequest(MemorySegment segment, long offset) {
+        RdmapError error = engine.commit.accept(opcode, segment, offset + payloadStart, messageLength, headerCopy);
+        if (error != null) {
+            ddp.stop();
+            fail(error, engine.commit.event(), headerFlyweight(), segmentLengthField(), null, 0);
+            return;
+        }
+        engine.schedule();
+    }
+
+    /** A Delivered Flush, Verify or Atomic Write Response completes the ORD head (C-AW-045). */
+    private void commitResponse(MemorySegment segment, long offset) {
+        RdmapError error = engine.commit.complete(opcode, segment, offset + payloadStart, messageLength);
+        if (error != null) {
+            ddp.stop();
+            fail(error, engine.commit.event(), headerFlyweight(), segmentLengthField(), null, 0);
+        }
     }
 
     /** R-READ-022, R-ERR-027..031: the source STag of a Read Request. */

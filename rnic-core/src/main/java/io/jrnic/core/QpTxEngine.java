@@ -40,6 +40,8 @@ final class QpTxEngine {
     private static final int KIND_SEND = 0;
     private static final int KIND_WRITE = 1;
     private static final int KIND_READ = 2;
+    /** A commit draft request (Flush, Verify, Atomic Write): one ULPDU on queue 1, like a Read Request. */
+    private static final int KIND_COMMIT = 3;
     /** A segment was handed to the link and the message goes on. */
     private static final int SEGMENT_MORE = 0;
     /** The message's last segment was handed to the link. */
@@ -189,7 +191,8 @@ final class QpTxEngine {
             case RDMA_WRITE -> opcode = RdmapOpcode.RDMA_WRITE;
             default -> opcode = RdmapOpcode.READ_REQUEST; // RDMA Read and Read with Invalidate Local
         }
-        kind = op.isRead() ? KIND_READ : op == Opcode.RDMA_WRITE ? KIND_WRITE : KIND_SEND;
+        kind = op.isRead() ? KIND_READ : op.isCommitDraft() ? KIND_COMMIT : op == Opcode.RDMA_WRITE ? KIND_WRITE
+                : KIND_SEND;
         length = w.inline ? w.inlineLength : w.totalLength();
     }
 
@@ -208,6 +211,14 @@ final class QpTxEngine {
             int n = encoder.readRequest(header, 0, readMsn++, w.stags[0], w.tos[0], w.lengths[0], w.remoteStag,
                     w.remoteTo);
             blocked = !engine.link.send(header, 0, n, null, 0, 0);
+            return SEGMENT_LAST;
+        }
+        if (kind == KIND_COMMIT) {
+            // draft §3.1: Flush / Verify / Atomic Write Requests on queue 1, MSNs shared with Read
+            // Requests; the ORD queue matches the queue-3 response in order (C-FLUSH-012, C-AW-045)
+            ord.add(w, CommitDraft.kind(w.opcode));
+            int n = engine.commit.request(w, readMsn++);
+            blocked = !engine.link.send(engine.commit.buffer(), 0, n, null, 0, 0);
             return SEGMENT_LAST;
         }
         int headerLength = kind == KIND_WRITE ? TaggedHeaderFlyweight.HEADER_LENGTH
@@ -274,6 +285,9 @@ final class QpTxEngine {
      * @return {@link #SEGMENT_MORE}, {@link #SEGMENT_LAST} or {@link #SEGMENT_FAILED}
      */
     private int sendResponseSegment() {
+        if (ird.headKind() != InboundReadQueue.READ) {
+            return sendCommitResponse();
+        }
         int room = engine.link.mulpdu() - TaggedHeaderFlyweight.HEADER_LENGTH;
         long size = ird.headSize();
         long sent = ird.headSent();
@@ -299,6 +313,23 @@ final class QpTxEngine {
         }
         blocked = !engine.link.send(header, 0, n, source, sourceOffset, chunk);
         return last ? SEGMENT_LAST : SEGMENT_MORE;
+    }
+
+    /**
+     * Executes the commit draft request at the IRD head and sends its response on queue 3, in order
+     * with the Read Responses (C-AW-046). A request that fails sends nothing: the QP was told and
+     * the Terminate follows (C-FLUSH-021, C-VERIFY-016).
+     */
+    private int sendCommitResponse() {
+        int n = engine.commit.respond();
+        if (n < 0) {
+            responding = false;
+            halted = true;
+            return SEGMENT_FAILED;
+        }
+        ird.pop();
+        blocked = !engine.link.send(engine.commit.buffer(), 0, n, null, 0, 0);
+        return SEGMENT_LAST;
     }
 
     /**

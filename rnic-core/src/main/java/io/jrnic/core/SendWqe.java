@@ -35,6 +35,18 @@ public final class SendWqe extends WorkQueueElement {
     int accessRights;
     MemorySegment fastRegisterMemory;
     long fastRegisterVirtualAddress;
+    /** Commit draft: remote range length (Flush, Verify), 8 for Atomic Write. */
+    int remoteLength;
+    /** Commit draft: Flush disposition flags. */
+    int flushFlags;
+    /** Commit draft: Atomic Write value. */
+    long atomicWriteData;
+    /** Commit draft: the Verify's expected hash, copied at post time (length {@link #expectedHashLength}). */
+    final byte[] expectedHash = new byte[SendWorkRequest.MAX_HASH_LENGTH];
+    /** Commit draft: bytes of {@link #expectedHash} in use; 0 for none. */
+    int expectedHashLength;
+    /** {@link #expectedHash} as a segment, made once so that encoding a Verify allocates nothing. */
+    final MemorySegment expectedHashSegment = MemorySegment.ofArray(expectedHash);
     /** Set at post time when inline data could not be gathered; reported when processed. */
     WorkCompletionStatus postError;
     boolean done;
@@ -79,6 +91,14 @@ public final class SendWqe extends WorkQueueElement {
         accessRights = wr.accessRights();
         fastRegisterMemory = wr.fastRegisterMemory();
         fastRegisterVirtualAddress = wr.fastRegisterVirtualAddress();
+        remoteLength = wr.remoteLength();
+        flushFlags = wr.flushFlags();
+        atomicWriteData = wr.atomicWriteData();
+        byte[] hash = wr.expectedHash();
+        expectedHashLength = hash == null ? 0 : hash.length;
+        if (hash != null) {
+            System.arraycopy(hash, 0, expectedHash, 0, hash.length);
+        }
         postError = null;
         done = false;
         inFlight = false;

@@ -236,6 +236,9 @@ final class SoftQueuePair implements QueuePair {
         if (op.isRead() && n != 1) {
             throw new VerbsException(VerbsStatus.INVALID_SGL_FORMAT, op + " needs exactly one local SGE, had " + n);
         }
+        if (op.isCommitDraft()) {
+            CommitDraft.checkPost(rnic, op, n);
+        }
         if (op.isWire()) {
             for (int i = 0; i < n; i++) {
                 if (wr.sgeLength(i) < 0) {
@@ -380,7 +383,7 @@ final class SoftQueuePair implements QueuePair {
                     if (w.readFence && (w.opcode.isSend() || w.opcode == Opcode.RDMA_WRITE) && readsOutstanding > 0) {
                         break; // V-WRP-38
                     }
-                    if (w.opcode.isRead() && ord > 0 && readsOutstanding >= ord) {
+                    if ((w.opcode.isRead() || w.opcode.isCommitDraft()) && ord > 0 && readsOutstanding >= ord) {
                         break; // V-IRD-9: stall, SQ stays in order
                     }
                     sqNext++;
@@ -394,8 +397,8 @@ final class SoftQueuePair implements QueuePair {
                     }
                     if (w.opcode.isWire()) {
                         w.inFlight = true;
-                        if (w.opcode.isRead()) {
-                            readsOutstanding++;
+                        if (w.opcode.isRead() || w.opcode.isCommitDraft()) {
+                            readsOutstanding++; // draft §2.1: Flush, Verify, Atomic Write share ORD
                         }
                         transport.transmit(w);
                     } else {
@@ -448,6 +451,9 @@ final class SoftQueuePair implements QueuePair {
                 return WorkCompletionStatus.INVALID_STAG;
             }
             return null;
+        }
+        if (op.isCommitDraft()) {
+            return CommitDraft.checkRequest(this, w, ord);
         }
         return switch (op) {
             case BIND_MW -> rnic.memory.bind(this, w);
@@ -837,7 +843,7 @@ final class SoftQueuePair implements QueuePair {
                     }
                     w.inFlight = false;
                     WorkCompletionStatus st = status;
-                    if (w.opcode.isRead()) {
+                    if (w.opcode.isRead() || w.opcode.isCommitDraft()) {
                         readsOutstanding--;
                         if (st == WorkCompletionStatus.SUCCESS && w.opcode == Opcode.RDMA_READ_INVALIDATE) {
                             // V-WRP-32: invalidate after the data is placed, before the WC is visible

@@ -63,6 +63,16 @@ public final class SoftRnic implements Rnic {
     private final SoftConnectionManager connections = new SoftConnectionManager(this);
     private volatile boolean open = true;
 
+    /**
+     * Whether the RNIC advertises a protocol extension ({@link RnicConfig#extensions(Set)}).
+     *
+     * @param extension the extension
+     * @return true when enabled
+     */
+    boolean hasExtension(RnicExtension extension) {
+        return extensions.contains(extension);
+    }
+
     private SoftRnic(RnicConfig config) {
         this.config = snapshot(config);
         this.extensions = config.extensions();

@@ -1,0 +1,544 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.RnicExtension;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.StagState;
+import io.jrnic.api.VerbsException;
+import io.jrnic.api.VerbsStatus;
+import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.ddp.UntaggedHeaderFlyweight;
+import io.jrnic.rdmap.AtomicWriteRequestHeaderFlyweight;
+import io.jrnic.rdmap.FlushRequestHeaderFlyweight;
+import io.jrnic.rdmap.RdmapControl;
+import io.jrnic.rdmap.RdmapError;
+import io.jrnic.rdmap.RdmapFeatures;
+import io.jrnic.rdmap.RdmapMessageEncoder;
+import io.jrnic.rdmap.RdmapOpcode;
+import io.jrnic.rdmap.RdmapValidator;
+import io.jrnic.rdmap.VerifyRequestHeaderFlyweight;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.security.DigestException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+
+/**
+ * RDMA Flush, RDMA Verify and Atomic Write (draft-talpey-rdma-commit-01) for one QP engine: the
+ * requester side (requests on queue 1, responses on queue 3 matched to the ORD head) and the
+ * responder side (validation at Delivery, execution when the request reaches the head of the IRD
+ * queue, responses in request order with the Read Responses).
+ *
+ * <pre>
+ *  requester                                    responder
+ *  SQ: Flush / Verify / AW ── QN 1, MSN shared ──► deliver: length, IRD, STag, PD, rights, bounds,
+ *      ORD slot (kind)        with Read Requests       alignment ─► IRD slot (kind) ─ Terminate on error
+ *                                                  IRD head (TX): execute
+ *                                                    Flush: fullFence; force() for persistence
+ *                                                    Verify: SHA-256 over the range, compare
+ *                                                    AW: one aligned 8-byte setVolatile
+ *  ORD head completes ◄──────── QN 3 Response ───── response (Verify: the hash), or Terminate
+ * </pre>
+ *
+ * <p><b>Ordering</b> (draft §3.1.1.3, §3.1.3.1; checklist C-FLUSH-040..045, C-AW-040..046). A request
+ * is validated when it is Delivered, so every earlier Write and Send of the stream is placed. It is
+ * executed only when it reaches the head of the single IRD FIFO, after every earlier queue-1 request
+ * was answered: Read Responses before it were handed to the link (their bytes read from memory), an
+ * earlier Flush or Verify succeeded. An error in any of them terminates the stream before the later
+ * request runs, so an Atomic Write is never placed behind a failed operation (C-AW-042). All
+ * placement and execution happen on the engine's event loop, so "prior placements" are earlier in
+ * program order on one thread; the fence publishes them to every other thread (AMB-62).
+ *
+ * <p><b>Hash.</b> The draft leaves the algorithm to the region (C-VERIFY-002); jrnic uses SHA-256
+ * from the JDK for every region (32 bytes, {@link #HASH_LENGTH}). An expected hash of another length
+ * is refused with 0/2/0xFF (AMB-49), as a mismatch is.
+ *
+ * <p>Thread safety: confined to the engine's event loop, except the static checks, which run under
+ * the QP's lock.
+ */
+final class CommitDraft {
+    /** The Verify hash algorithm (JDK {@link MessageDigest} name). */
+    static final String HASH_ALGORITHM = "SHA-256";
+    /** Bytes of a {@link #HASH_ALGORITHM} hash. */
+    static final int HASH_LENGTH = 32;
+    /** Atomic Write store: native byte order (AMB-27), 8-byte aligned, one indivisible access (C-AW-012). */
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+    private static final int CHUNK = 4096;
+
+    private final QpEngine engine;
+    private final RdmapMessageEncoder encoder;
+    private final boolean flushEnabled;
+    private final boolean verifyEnabled;
+    private final boolean atomicWriteEnabled;
+    /** Requests and responses are encoded here: a Verify Request with its hash exceeds the TX header buffer. */
+    private final MemorySegment buffer = MemorySegment.ofArray(
+            new byte[UntaggedHeaderFlyweight.HEADER_LENGTH + VerifyRequestHeaderFlyweight.FIXED_LENGTH
+                    + SendWorkRequest.MAX_HASH_LENGTH]);
+    private final FlushRequestHeaderFlyweight flush = new FlushRequestHeaderFlyweight();
+    private final VerifyRequestHeaderFlyweight verify = new VerifyRequestHeaderFlyweight();
+    private final AtomicWriteRequestHeaderFlyweight atomicWrite = new AtomicWriteRequestHeaderFlyweight();
+    private final UntaggedHeaderFlyweight requestHeader = new UntaggedHeaderFlyweight();
+    private MessageDigest digest;
+    private final byte[] chunk = new byte[CHUNK];
+    private final byte[] computed = new byte[HASH_LENGTH];
+    private final MemorySegment computedSegment = MemorySegment.ofArray(computed);
+    private int responseMsn = 1;
+    private AsyncEventType event;
+
+    CommitDraft(QpEngine engine, SoftRnic rnic) {
+        this.engine = engine;
+        this.encoder = new RdmapMessageEncoder(engine.features);
+        this.flushEnabled = rnic.hasExtension(RnicExtension.RDMA_FLUSH);
+        this.verifyEnabled = rnic.hasExtension(RnicExtension.RDMA_VERIFY);
+        this.atomicWriteEnabled = rnic.hasExtension(RnicExtension.ATOMIC_WRITE);
+    }
+
+    /**
+     * The RDMAP features of the RNIC's streams: the draft's opcodes (and queue 3) are on when the
+     * RNIC has at least one of its three extensions; each opcode is then still checked against its
+     * own extension ({@link #enabled(RdmapOpcode)}).
+     */
+    static RdmapFeatures features(SoftRnic rnic) {
+        boolean draft = rnic.hasExtension(RnicExtension.RDMA_FLUSH) || rnic.hasExtension(RnicExtension.RDMA_VERIFY)
+                || rnic.hasExtension(RnicExtension.ATOMIC_WRITE);
+        return draft ? new RdmapFeatures(RdmapControl.VERSION_IETF, false, true) : RdmapFeatures.RFC_5040;
+    }
+
+    /** The extension an operation needs. */
+    static RnicExtension extension(Opcode op) {
+        return switch (op) {
+            case RDMA_FLUSH -> RnicExtension.RDMA_FLUSH;
+            case RDMA_VERIFY -> RnicExtension.RDMA_VERIFY;
+            case ATOMIC_WRITE -> RnicExtension.ATOMIC_WRITE;
+            default -> throw new IllegalArgumentException(op + " is not a commit draft operation");
+        };
+    }
+
+    /**
+     * PostSQ checks (immediate errors): the RNIC has the extension; Flush and Atomic Write carry no
+     * SGE, Verify at most one (the sink of the computed hash).
+     *
+     * @throws VerbsException INVALID_OPERATION_TYPE without the extension, INVALID_SGL_LENGTH for SGEs
+     */
+    static void checkPost(SoftRnic rnic, Opcode op, int sgeCount) {
+        RnicExtension x = extension(op);
+        if (!rnic.hasExtension(x)) {
+            throw new VerbsException(VerbsStatus.INVALID_OPERATION_TYPE,
+                    op + " needs the RNIC extension " + x + ", which this RNIC does not advertise");
+        }
+        int max = op == Opcode.RDMA_VERIFY ? 1 : 0;
+        if (sgeCount > max) {
+            throw new VerbsException(VerbsStatus.INVALID_SGL_LENGTH,
+                    op + " takes at most " + max + " SGE" + (max == 1 ? " (the hash sink)" : "s") + ", had " + sgeCount);
+        }
+    }
+
+    /**
+     * Local checks when the WQE is processed (Verbs Figure 23 style): ORD 0 cannot carry a queue-1
+     * request; the remote STag may not be 0 unless a Flush or Verify has length 0 (C-FLUSH-056); the
+     * Verify's hash sink needs Local Write.
+     *
+     * @return null when the request may go out, else its completion status
+     */
+    static WorkCompletionStatus checkRequest(SoftQueuePair qp, SendWqe w, int ord) {
+        if (ord == 0) {
+            return WorkCompletionStatus.ZERO_RDMA_READ_RESOURCES;
+        }
+        boolean empty = w.opcode != Opcode.ATOMIC_WRITE && w.remoteLength == 0;
+        if (!empty && w.remoteStag >>> 8 == 0) {
+            return WorkCompletionStatus.INVALID_STAG;
+        }
+        if (w.opcode == Opcode.RDMA_VERIFY && w.sgeCount == 1) {
+            return qp.rnic().stags.checkLocal(w.stags[0], w.tos[0], w.lengths[0], qp.pd(), qp.privileged(),
+                    AccessRights.LOCAL_WRITE);
+        }
+        return null;
+    }
+
+    /** The ORD / IRD kind of a request opcode. */
+    static int kind(Opcode op) {
+        return switch (op) {
+            case RDMA_FLUSH -> OutstandingReads.FLUSH;
+            case RDMA_VERIFY -> OutstandingReads.VERIFY;
+            default -> OutstandingReads.ATOMIC_WRITE;
+        };
+    }
+
+    /** Whether this RNIC has the extension of a draft opcode (else it is Unexpected OpCode, C-FLUSH-031). */
+    boolean enabled(RdmapOpcode op) {
+        return switch (op) {
+            case FLUSH_REQUEST, FLUSH_RESPONSE -> flushEnabled;
+            case VERIFY_REQUEST, VERIFY_RESPONSE -> verifyEnabled;
+            case ATOMIC_WRITE_REQUEST, ATOMIC_WRITE_RESPONSE -> atomicWriteEnabled;
+            default -> true;
+        };
+    }
+
+    /** The buffer {@link #request} and {@link #respond} encode into. */
+    MemorySegment buffer() {
+        return buffer;
+    }
+
+    /** The Verbs event of the last error returned by {@link #accept}, {@link #complete} or {@link #respond}. */
+    AsyncEventType event() {
+        return event;
+    }
+
+    // ---- requester ----------------------------------------------------------------------------
+
+    /**
+     * Encodes the request of a Flush, Verify or Atomic Write WQE into {@link #buffer()} (one
+     * single-segment message on queue 1, draft §3.1.1.1, §3.1.2.1, §3.1.3.1).
+     *
+     * @param msn the queue-1 MSN (shared with Read Requests)
+     * @return the ULPDU length
+     */
+    int request(SendWqe w, int msn) {
+        return switch (w.opcode) {
+            case RDMA_FLUSH -> encoder.flushRequest(buffer, 0, msn, w.remoteStag, w.remoteLength, w.remoteTo,
+                    w.flushFlags);
+            case RDMA_VERIFY -> encoder.verifyRequest(buffer, 0, msn, w.remoteStag, w.remoteLength, w.remoteTo,
+                    w.expectedHashSegment, 0, w.expectedHashLength);
+            default -> encoder.atomicWriteRequest(buffer, 0, msn, w.remoteStag, w.remoteTo, w.atomicWriteData);
+        };
+    }
+
+    /**
+     * A Delivered response on queue 3: it answers the ORD head (responses come in request order,
+     * C-FLUSH-019, C-AW-020), which must be of its kind. A Verify Response carries the hash, which
+     * is written into the WQE's sink SGE if it has one. Completes the WQE (C-AW-045).
+     *
+     * @param at     offset of the response's payload
+     * @param length the DDP message length
+     * @return null when completed, else the error to terminate with ({@link #event()} names the event)
+     */
+    RdmapError complete(RdmapOpcode op, MemorySegment segment, long at, long length) {
+        OutstandingReads ord = engine.tx.ord;
+        int expected = switch (op) {
+            case FLUSH_RESPONSE -> OutstandingReads.FLUSH;
+            case VERIFY_RESPONSE -> OutstandingReads.VERIFY;
+            default -> OutstandingReads.ATOMIC_WRITE;
+        };
+        if (ord.isEmpty() || ord.headKind() != expected) {
+            event = AsyncEventType.UNEXPECTED_OPCODE; // a response nobody asked for (R-ERR-021 by analogy)
+            return RdmapError.UNEXPECTED_OPCODE;
+        }
+        RdmapError lengthError = RdmapValidator.validateLength(op, length);
+        if (lengthError != null || op == RdmapOpcode.VERIFY_RESPONSE && length != HASH_LENGTH) {
+            event = AsyncEventType.INVALID_READ_REQUEST; // AMB-45: 0/2/0xFF
+            return RdmapError.OPERATION_UNSPECIFIED;
+        }
+        SendWqe w = ord.poll();
+        WorkCompletionStatus status = WorkCompletionStatus.SUCCESS;
+        if (op == RdmapOpcode.VERIFY_RESPONSE && w.sgeCount == 1 && w.lengths[0] != 0) {
+            // the hash sink is local memory: checked again now (it may have been invalidated since
+            // the WQE was processed); a sink that went away fails the WQE, a local error (V-TERM-8)
+            long n = Math.min(HASH_LENGTH, w.lengths[0] & 0xFFFF_FFFFL);
+            SoftQueuePair qp = engine.qp;
+            status = engine.stags.checkLocal(w.stags[0], w.tos[0], n, qp.pd(), qp.privileged(),
+                    AccessRights.LOCAL_WRITE);
+            MemorySegment sink = engine.stags.resolveMemory(w.stags[0], w.tos[0]);
+            long off = engine.stags.resolveOffset(w.stags[0], w.tos[0]);
+            if (status == null && off >= 0 && off + n <= sink.byteSize() && sink.scope().isAlive()) {
+                MemorySegment.copy(segment, at, sink, off, n);
+                status = WorkCompletionStatus.SUCCESS;
+            } else if (status == null) {
+                status = WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR;
+            }
+        }
+        engine.upcalls.sendCompleted(w, status);
+        return null;
+    }
+
+    // ---- responder ----------------------------------------------------------------------------
+
+    /**
+     * Validates a Delivered Flush, Verify or Atomic Write Request and queues it in the IRD (draft
+     * §5.2, checklist C-FLUSH-055): length, IRD, then for a non-empty range the STag (valid 0/1/0x00,
+     * associated 0/1/0x03, right 0/1/0x02, wrap 0/1/0x04, bounds 0/1/0x01) and for an Atomic Write
+     * the Data Sink Length (8) and the alignment (0/2/0x07). A zero-length Flush or Verify is not
+     * checked against its STag (C-FLUSH-056).
+     *
+     * @param at        offset of the request header (after the DDP header)
+     * @param length    the DDP message length
+     * @param ddpHeader the request's DDP header copy (18 bytes at 0)
+     * @return null when queued, else the error ({@link #event()} names the Verbs event)
+     */
+    RdmapError accept(RdmapOpcode op, MemorySegment segment, long at, long length, MemorySegment ddpHeader) {
+        RdmapError lengthError = RdmapValidator.validateLength(op, length);
+        if (lengthError != null || op == RdmapOpcode.VERIFY_REQUEST
+                && length > VerifyRequestHeaderFlyweight.FIXED_LENGTH
+                && length != VerifyRequestHeaderFlyweight.FIXED_LENGTH + HASH_LENGTH) {
+            event = AsyncEventType.INVALID_READ_REQUEST; // AMB-45, AMB-49: 0/2/0xFF
+            return RdmapError.OPERATION_UNSPECIFIED;
+        }
+        SoftQueuePair qp = engine.qp;
+        InboundReadQueue ird = engine.tx.ird;
+        if (ird.size() >= qp.ird()) {
+            event = AsyncEventType.IRRQ_TOO_MANY_READS; // R-READ-044, AMB-11: same code for every QN1 request
+            return RdmapError.CATASTROPHIC_LOCALIZED;
+        }
+        int kind;
+        int stag;
+        long to;
+        long size;
+        int flags = 0;
+        long data = 0;
+        int hashLength = 0;
+        int right;
+        switch (op) {
+            case FLUSH_REQUEST -> {
+                flush.wrap(segment, at);
+                kind = InboundReadQueue.FLUSH;
+                stag = flush.stag();
+                to = flush.taggedOffset();
+                size = flush.length() & 0xFFFF_FFFFL;
+                flags = flush.flags();
+                // AMB-56: unknown bits ignored; flags 0 is a barrier that needs either Flushable right
+                right = (flags & FlushRequestHeaderFlyweight.FLAG_PERSISTENCE) != 0
+                        ? AccessRights.FLUSHABLE_PERSISTENT : 0;
+                if ((flags & FlushRequestHeaderFlyweight.FLAG_GLOBAL_VISIBILITY) != 0) {
+                    right |= AccessRights.FLUSHABLE_GLOBAL;
+                }
+            }
+            case VERIFY_REQUEST -> {
+                verify.wrap(segment, at, (int) length);
+                kind = InboundReadQueue.VERIFY;
+                stag = verify.stag();
+                to = verify.taggedOffset();
+                size = verify.dataLength() & 0xFFFF_FFFFL;
+                hashLength = verify.hashLength();
+                right = AccessRights.VERIFIABLE;
+            }
+            default -> {
+                atomicWrite.wrap(segment, at);
+                kind = InboundReadQueue.ATOMIC_WRITE;
+                stag = atomicWrite.stag();
+                to = atomicWrite.taggedOffset();
+                size = atomicWrite.length() & 0xFFFF_FFFFL;
+                data = atomicWrite.data();
+                right = AccessRights.REMOTE_WRITE;
+                if (size != AtomicWriteRequestHeaderFlyweight.REQUIRED_LENGTH) {
+                    event = AsyncEventType.LOCAL_QP_CATASTROPHIC; // C-AW-014: 0/2/0x07
+                    return RdmapError.CATASTROPHIC_LOCALIZED;
+                }
+            }
+        }
+        MemorySegment memory = null;
+        long memoryOffset = 0;
+        if (size != 0) {
+            RdmapError error = checkTarget(qp, op, stag, to, size, right);
+            if (error != null) {
+                return error;
+            }
+            StagBinding b = engine.stags.lookupValid(stag);
+            memory = b.memory();
+            memoryOffset = b.offsetOf(to);
+            if (kind == InboundReadQueue.ATOMIC_WRITE && !atomicallyPlaceable(memory, memoryOffset)) {
+                event = AsyncEventType.LOCAL_QP_CATASTROPHIC; // C-AW-019, RFC 7306 §8.2: 0/2/0x07
+                return RdmapError.CATASTROPHIC_LOCALIZED;
+            }
+        } else {
+            stag = 0;
+        }
+        long hashOffset = op == RdmapOpcode.VERIFY_REQUEST ? verify.hashOffset() : 0;
+        ird.addCommit(kind, stag, to, size, memory, memoryOffset, flags, data, segment, hashOffset, hashLength,
+                ddpHeader, 0);
+        return null;
+    }
+
+    /** Whether an 8-byte store at this offset is one aligned access (C-AW-012, C-AW-017). */
+    private static boolean atomicallyPlaceable(MemorySegment memory, long offset) {
+        return memory.maxByteAlignment() >= Long.BYTES && (memory.address() + offset) % Long.BYTES == 0;
+    }
+
+    /**
+     * The RFC 5040 §7.2 checks of a request's target, as for a Read Request's source, with the
+     * draft's attributes as the right (C-FLUSH-055, C-ATTR-001/002/004/006). An Atomic Write also
+     * needs the QP's inbound-write enable.
+     */
+    private RdmapError checkTarget(SoftQueuePair qp, RdmapOpcode op, int stag, long to, long size, int right) {
+        StagEntry e = stag >>> 8 == 0 ? null : engine.stags.lookup(stag);
+        StagBinding b = e == null ? null : e.binding;
+        if (b == null || b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
+            event = AsyncEventType.IRRQ_INVALID_STAG;
+            return RdmapError.INVALID_STAG;
+        }
+        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+            event = AsyncEventType.IRRQ_INVALID_PD;
+            return RdmapError.STAG_NOT_ASSOCIATED;
+        }
+        boolean allowed = right == 0
+                ? (b.rights() & (AccessRights.FLUSHABLE_PERSISTENT | AccessRights.FLUSHABLE_GLOBAL)) != 0
+                : AccessRights.has(b.rights(), right);
+        if (op == RdmapOpcode.ATOMIC_WRITE_REQUEST && !qp.inboundWrite()) {
+            event = AsyncEventType.RDMA_WRITE_NOT_ENABLED;
+            return RdmapError.ACCESS_RIGHTS_VIOLATION;
+        }
+        if (!allowed) {
+            event = AsyncEventType.IRRQ_ACCESS_RIGHTS;
+            return RdmapError.ACCESS_RIGHTS_VIOLATION;
+        }
+        if (StagBinding.wraps(to, size)) {
+            event = AsyncEventType.IRRQ_WRAP;
+            return RdmapError.TO_WRAP;
+        }
+        if (!b.contains(to, size)) {
+            event = AsyncEventType.IRRQ_BASE_BOUNDS;
+            return RdmapError.BASE_OR_BOUNDS_VIOLATION;
+        }
+        return null;
+    }
+
+    /**
+     * Executes the request at the IRD head and encodes its response into {@link #buffer()} (queue 3,
+     * the next response MSN). The target is checked again first (it may have been invalidated since
+     * Delivery, V-TERM-9 by analogy). On failure nothing is sent; the error is latched with the
+     * request's DDP header (M=1, D=1, R=0, C-FLUSH-051) and reported to the QP, which terminates.
+     *
+     * @return the response length, or -1 when the request failed (already reported)
+     */
+    int respond() {
+        InboundReadQueue ird = engine.tx.ird;
+        int kind = ird.headKind();
+        MemorySegment memory = ird.headSource();
+        long offset = ird.headSourceOffset();
+        long size = ird.headSize();
+        RdmapError error = null;
+        if (size != 0) {
+            error = recheck(ird, memory, size);
+        }
+        if (error == null) {
+            error = switch (kind) {
+                case InboundReadQueue.FLUSH -> flush(ird.headFlags(), memory, offset, size);
+                case InboundReadQueue.VERIFY -> verify(ird, memory, offset, size);
+                default -> {
+                    // C-AW-012: one aligned 8-byte store; wire big-endian, memory native (AMB-27);
+                    // setVolatile also orders it after every earlier placement of this loop (C-AW-018)
+                    LONG.setVolatile(memory, offset, ird.headData());
+                    yield null;
+                }
+            };
+        }
+        if (error != null) {
+            int segmentLength = kind == InboundReadQueue.VERIFY ? ird.headHashLength() : 0;
+            if (engine.latch.set(error, requestHeader.wrap(ird.headRequestHeader(), 0), segmentLength, null, 0)) {
+                engine.remoteError(error, event);
+            }
+            return -1;
+        }
+        int msn = responseMsn++;
+        return switch (kind) {
+            case InboundReadQueue.FLUSH -> encoder.flushResponse(buffer, 0, msn);
+            case InboundReadQueue.VERIFY -> encoder.verifyResponse(buffer, 0, msn, computedSegment, 0, HASH_LENGTH);
+            default -> encoder.atomicWriteResponse(buffer, 0, msn);
+        };
+    }
+
+    /** The head's target is still the memory it was validated against, with the right, covering the range. */
+    private RdmapError recheck(InboundReadQueue ird, MemorySegment memory, long size) {
+        if (!memory.scope().isAlive()) {
+            event = AsyncEventType.LOCAL_QP_CATASTROPHIC;
+            return RdmapError.CATASTROPHIC_LOCALIZED;
+        }
+        StagBinding b = engine.stags.lookupValid(ird.headSourceStag());
+        if (b == null || b.memory() != memory) {
+            event = AsyncEventType.IRRQ_INVALID_STAG;
+            return RdmapError.INVALID_STAG;
+        }
+        int kind = ird.headKind();
+        int need = kind == InboundReadQueue.VERIFY ? AccessRights.VERIFIABLE
+                : kind == InboundReadQueue.ATOMIC_WRITE ? AccessRights.REMOTE_WRITE
+                : AccessRights.FLUSHABLE_PERSISTENT | AccessRights.FLUSHABLE_GLOBAL;
+        if ((b.rights() & need) == 0) {
+            event = AsyncEventType.IRRQ_ACCESS_RIGHTS;
+            return RdmapError.ACCESS_RIGHTS_VIOLATION;
+        }
+        if (!b.contains(ird.headSourceTo(), size)) {
+            event = AsyncEventType.IRRQ_BASE_BOUNDS;
+            return RdmapError.BASE_OR_BOUNDS_VIOLATION;
+        }
+        return null;
+    }
+
+    /**
+     * Draft §3.1.1 / AMB-62. Global visibility: a full fence after every earlier placement (all on
+     * this thread). Persistence: {@link MemorySegment#force()} of the range, which needs memory
+     * mapped from a file; any other memory cannot be persisted (0/2/0x07, C-FLUSH-013). The fence
+     * comes first in both cases, so that the forced bytes are the placed ones.
+     */
+    private RdmapError flush(int flags, MemorySegment memory, long offset, long size) {
+        VarHandle.fullFence();
+        if ((flags & FlushRequestHeaderFlyweight.FLAG_PERSISTENCE) == 0 || size == 0) {
+            return null;
+        }
+        if (!memory.isMapped()) {
+            event = AsyncEventType.LOCAL_QP_CATASTROPHIC;
+            return RdmapError.CATASTROPHIC_LOCALIZED;
+        }
+        try {
+            memory.asSlice(offset, size).force();
+            return null;
+        } catch (RuntimeException e) {
+            // UncheckedIOException or an unmapped file: the range did not reach persistence (C-FLUSH-021)
+            event = AsyncEventType.LOCAL_QP_CATASTROPHIC;
+            return RdmapError.CATASTROPHIC_LOCALIZED;
+        }
+    }
+
+    /** Draft §3.1.2: SHA-256 over every byte of the range, compared with the expected hash if any. */
+    private RdmapError verify(InboundReadQueue ird, MemorySegment memory, long offset, long size) {
+        VarHandle.fullFence(); // reads see every earlier placement (C-VERIFY-040/041)
+        MessageDigest d = digest();
+        for (long done = 0; done < size; ) {
+            int n = (int) Math.min(CHUNK, size - done);
+            MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset + done, chunk, 0, n);
+            d.update(chunk, 0, n);
+            done += n;
+        }
+        try {
+            d.digest(computed, 0, HASH_LENGTH);
+        } catch (DigestException e) {
+            throw new IllegalStateException("SHA-256 digest of " + HASH_LENGTH + " bytes failed", e);
+        }
+        int expectedLength = ird.headHashLength();
+        if (expectedLength == 0) {
+            return null; // a scrub: the hash is only returned (C-VERIFY-001)
+        }
+        byte[] expected = ird.headHash();
+        boolean equal = expectedLength == HASH_LENGTH;
+        for (int i = 0; equal && i < HASH_LENGTH; i++) {
+            equal = expected[i] == computed[i];
+        }
+        if (!equal) {
+            event = AsyncEventType.INVALID_READ_REQUEST; // C-VERIFY-014, C-FLUSH-055: 0/2/0xFF
+            return RdmapError.OPERATION_UNSPECIFIED;
+        }
+        return null;
+    }
+
+    private MessageDigest digest() {
+        if (digest == null) {
+            try {
+                digest = MessageDigest.getInstance(HASH_ALGORITHM);
+            } catch (NoSuchAlgorithmException e) {
+                throw new IllegalStateException("the JDK lacks " + HASH_ALGORITHM, e);
+            }
+        }
+        digest.reset();
+        return digest;
+    }
+
+    /** The hash jrnic's responder computes over the bytes (tests, and ULPs that precompute it). */
+    static byte[] hash(byte[] data) {
+        try {
+            return MessageDigest.getInstance(HASH_ALGORITHM).digest(data);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK lacks " + HASH_ALGORITHM, e);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.MemoryRegion;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.QpState;
+import io.jrnic.api.QueuePairModification;
+import io.jrnic.api.RnicConfig;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.WorkCompletion;
+import io.jrnic.api.WorkCompletionStatus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The commit draft's data path allocates nothing in steady state: Write, Flush to global
+ * visibility, Verify with an expected hash and Atomic Write, requester and responder, on the
+ * deterministic single-threaded loop ({@link LoopLinkPair}). (Flush to persistence calls
+ * {@code MemorySegment.force()}, a system call on a slice, and is not part of this budget.)
+ */
+class CommitDraftAllocationTest {
+    private final List<SoftRnic> rnics = new ArrayList<>();
+    private final LoopLinkPair.Loop loop = new LoopLinkPair.Loop();
+
+    private EngineFixture.Side side(FpduLink link) {
+        EngineFixture.Side s = new EngineFixture.Side();
+        s.rnic = SoftRnic.open(new RnicConfig().name("commit-loop-" + rnics.size() + "-" + System.identityHashCode(this)));
+        rnics.add(s.rnic);
+        s.pd = s.rnic.allocatePd();
+        s.cq = s.rnic.createCq(4096);
+        s.qp = s.pd.createQueuePair(new io.jrnic.api.QueuePairConfig().cqs(s.cq, s.cq).depths(64, 64)
+                .readDepths(4, 4));
+        s.engine = new QpEngine(link);
+        s.qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(s.engine));
+        loop.runAll();
+        return s;
+    }
+
+    @AfterEach
+    void close() {
+        for (SoftRnic r : rnics) {
+            r.close();
+        }
+        loop.runAll();
+    }
+
+    @Test
+    void steadyStateFlushVerifyAndAtomicWriteAllocateNothing_C_FLUSH_004_C_AW_012() {
+        LoopLinkPair pair = new LoopLinkPair(loop, 1448, LoopLinkPair.newLog());
+        EngineFixture.Side a = side(pair.a);
+        EngineFixture.Side b = side(pair.b);
+        MemoryRegion la = a.region(8192, EngineFixture.RIGHTS);
+        MemoryRegion lb = b.region(8192, EngineFixture.RIGHTS | AccessRights.FLUSHABLE_GLOBAL | AccessRights.VERIFIABLE);
+        EngineFixture.fill(a.memory(la), 3);
+        byte[] expected = CommitDraft.hash(EngineFixture.bytes(a.memory(la), 0, 4096));
+        SendWorkRequest write = new SendWorkRequest(1);
+        SendWorkRequest flush = new SendWorkRequest(1);
+        SendWorkRequest verify = new SendWorkRequest(1);
+        SendWorkRequest atomicWrite = new SendWorkRequest(1);
+        WorkCompletion[] batch = new WorkCompletion[8];
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        long baseA = a.base(la);
+        long baseB = b.base(lb);
+        int sa = la.stag();
+        int sb = lb.stag();
+        int rounds = 2_000;
+        long best = Long.MAX_VALUE;
+        long completed = 0;
+        for (int pass = 0; pass < 5; pass++) { // the first passes warm up class loading and the JIT
+            long before = AllocationProbe.allocatedBytes();
+            for (int i = 0; i < rounds; i++) {
+                a.qp.postSend(write.reset().wrId(i).opcode(Opcode.RDMA_WRITE).sge(sa, baseA, 4096).remote(sb, baseB));
+                a.qp.postSend(flush.reset().wrId(i).flush(sb, baseB, 4096, SendWorkRequest.FLUSH_GLOBAL_VISIBILITY));
+                a.qp.postSend(verify.reset().wrId(i).verify(sb, baseB, 4096, expected).sge(sa, baseA + 4096, 32));
+                a.qp.postSend(atomicWrite.reset().wrId(i).atomicWrite(sb, baseB + 4096, i));
+                loop.runAll();
+                int n;
+                while ((n = a.cq.poll(batch)) > 0) {
+                    for (int k = 0; k < n; k++) {
+                        if (batch[k].status() != WorkCompletionStatus.SUCCESS) {
+                            throw new AssertionError("completion failed: " + batch[k]);
+                        }
+                    }
+                    completed += n;
+                }
+            }
+            best = Math.min(best, AllocationProbe.allocatedBytes() - before);
+        }
+        assertThat(completed).isEqualTo(5L * 4 * rounds);
+        assertThat(b.memory(lb).get(ValueLayout.JAVA_LONG, 4096)).isEqualTo(rounds - 1L);
+        assertThat(EngineFixture.bytes(a.memory(la), 4096, 32)).isEqualTo(expected);
+        assertThat(best).as("bytes allocated by the best pass of %d rounds", rounds).isLessThan(2048);
+    }
+}
