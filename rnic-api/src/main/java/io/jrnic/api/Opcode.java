@@ -28,7 +28,28 @@ public enum Opcode {
     /** Invalidate Local STag (local, SQ ordered). */
     INVALIDATE_LOCAL_STAG,
     /** Receive (RQ and S-RQ only). */
-    RECEIVE;
+    RECEIVE,
+    /**
+     * RFC 7306 §5.1.1 Atomic FetchAdd (masked when the WR names an add mask): adds to the 64-bit
+     * value at the remote STag/TO; the original value lands in the WR's one 8-byte local SGE. Needs
+     * {@link RnicExtension#ATOMICS}; consumes ORD like an RDMA Read (RFC 7306 §5.2).
+     */
+    ATOMIC_FETCH_ADD,
+    /**
+     * RFC 7306 §5.1.2 Atomic CmpSwap (masked when the WR names compare/swap masks): swaps the remote
+     * 64-bit value if it matches; the original value lands in the WR's one 8-byte local SGE. Needs
+     * {@link RnicExtension#ATOMICS}; consumes ORD like an RDMA Read.
+     */
+    ATOMIC_CMP_SWAP,
+    /**
+     * RFC 7306 §6 Immediate Data: 8 bytes of data that consume one receive WQE at the peer and
+     * complete it (there is no RDMA Write with Immediate message: post an RDMA Write, then this).
+     * On a receive completion this opcode says the completion carries immediate data. Needs
+     * {@link RnicExtension#IMMEDIATE_DATA}.
+     */
+    IMMEDIATE_DATA,
+    /** RFC 7306 §6 Immediate Data with Solicited Event (like Send with SE). */
+    IMMEDIATE_DATA_SE;
 
     /**
      * Send Operation Types (Verbs §4, V-DEF-12).
@@ -51,10 +72,38 @@ public enum Opcode {
     /**
      * Whether the operation puts a message on the wire (handed to the transport).
      *
-     * @return true for Send types, RDMA Write and RDMA Read types
+     * @return true for Send types, RDMA Write, RDMA Read types, atomics and Immediate Data
      */
     public boolean isWire() {
-        return isSend() || isRead() || this == RDMA_WRITE;
+        return isSend() || isRead() || this == RDMA_WRITE || isAtomic() || isImmediateData();
+    }
+
+    /**
+     * RFC 7306 §5 Atomic Operations.
+     *
+     * @return true for FetchAdd and CmpSwap
+     */
+    public boolean isAtomic() {
+        return this == ATOMIC_FETCH_ADD || this == ATOMIC_CMP_SWAP;
+    }
+
+    /**
+     * RFC 7306 §6 Immediate Data messages.
+     *
+     * @return true for Immediate Data and Immediate Data with SE
+     */
+    public boolean isImmediateData() {
+        return this == IMMEDIATE_DATA || this == IMMEDIATE_DATA_SE;
+    }
+
+    /**
+     * Operations whose request consumes an ORD credit and waits for a response (RFC 5040 §6.1,
+     * RFC 7306 §5.2: atomics share the Read Request queue and its ORD/IRD).
+     *
+     * @return true for RDMA Read types and atomics
+     */
+    public boolean consumesOrd() {
+        return isRead() || isAtomic();
     }
 
     /**

@@ -7,19 +7,24 @@ package io.jrnic.core;
  * The ORD limit itself is applied by the SQ (Verbs V-IRD-9); the ring only needs room for the
  * RNIC's maximum ORD.
  *
- * <p>RFC 7306 Atomic Requests and the commit draft's Flush / Verify / Atomic Write requests also
- * consume ORD and are answered in order on queue 3: they would get a second ring of this shape
- * keyed by their response queue, the request kind kept in {@link #kind}.
+ * <p>RFC 7306 Atomic Requests consume ORD too (RFC 7306 §5.2, AMB-25) and share this ring with
+ * the Reads, in request order: the responder answers every queue-1 request in the order it
+ * received them (one IRD FIFO, RFC 7306 §5.4 rule 8, §7), so the head is also the request an
+ * Atomic Response on queue 3 must answer. {@link #headKind()} tells a Read from an atomic, and
+ * {@link #headRequestId()} is the Request Identifier the response must reflect (A-ATOM-044).
  *
  * <p>Thread safety: confined to the engine's event loop.
  */
 final class OutstandingReads {
     /** Kind of an outstanding request: an RDMA Read (answered by a tagged Read Response). */
     static final int READ = 0;
+    /** Kind of an outstanding request: an RFC 7306 atomic (answered by an Atomic Response, queue 3). */
+    static final int ATOMIC = 1;
 
     private final SendWqe[] wqes;
     private final int[] kind;
     private final long[] received;
+    private final int[] requestId;
     private long head;
     private long tail;
 
@@ -27,6 +32,7 @@ final class OutstandingReads {
         wqes = new SendWqe[Math.max(1, capacity)];
         kind = new int[wqes.length];
         received = new long[wqes.length];
+        requestId = new int[wqes.length];
     }
 
     int size() {
@@ -44,14 +50,37 @@ final class OutstandingReads {
      * @return false when the ring is full (more than the RNIC's ORD: a programming error upstream)
      */
     boolean add(SendWqe w) {
+        return add(w, READ, 0);
+    }
+
+    /**
+     * Appends a request of a kind.
+     *
+     * @param w         the WQE
+     * @param kind      {@link #READ} or {@link #ATOMIC}
+     * @param requestId the RFC 7306 Request Identifier of an atomic (0 for a Read)
+     * @return false when the ring is full
+     */
+    boolean add(SendWqe w, int kind, int requestId) {
         if (tail - head == wqes.length) {
             return false;
         }
         int i = (int) (tail++ % wqes.length);
         wqes[i] = w;
-        kind[i] = READ;
+        this.kind[i] = kind;
+        this.requestId[i] = requestId;
         received[i] = 0;
         return true;
+    }
+
+    /** The head's kind ({@link #READ} or {@link #ATOMIC}); call only when not empty. */
+    int headKind() {
+        return kind[(int) (head % wqes.length)];
+    }
+
+    /** The head atomic's Request Identifier. */
+    int headRequestId() {
+        return requestId[(int) (head % wqes.length)];
     }
 
     SendWqe head() {

@@ -48,6 +48,12 @@ public final class SendWqe extends WorkQueueElement {
     final long[] sgeOffset;
     /** Engine: next WQE in the engine's intrusive FIFOs (inbox, awaiting LLP hand-off). */
     SendWqe txNext;
+    // RFC 7306: atomic operands and Immediate Data (copied from the WR)
+    long addOrSwapData;
+    long addOrSwapMask;
+    long compareData;
+    long compareMask;
+    long immediateData;
     /** Engine: token of the last FPDU of this WQE's message. */
     long txToken;
 
@@ -79,6 +85,11 @@ public final class SendWqe extends WorkQueueElement {
         accessRights = wr.accessRights();
         fastRegisterMemory = wr.fastRegisterMemory();
         fastRegisterVirtualAddress = wr.fastRegisterVirtualAddress();
+        addOrSwapData = wr.addOrSwapData();
+        addOrSwapMask = wr.addOrSwapMask();
+        compareData = wr.compareData();
+        compareMask = wr.compareMask();
+        immediateData = wr.immediateData();
         postError = null;
         done = false;
         inFlight = false;

@@ -127,6 +127,14 @@ public final class SoftRnic implements Rnic {
         return rnic;
     }
 
+    /**
+     * Whether this RNIC offers a protocol extension (RnicConfig.extensions): RFC 7306 atomics and
+     * Immediate Data are posted, accepted and executed only when offered.
+     */
+    boolean offers(RnicExtension extension) {
+        return extensions.contains(extension);
+    }
+
     RnicConfig config() {
         return config;
     }
