@@ -43,7 +43,28 @@ public enum Opcode {
      * Atomic Write (draft-talpey-rdma-commit-01 §3.1.3): 8 bytes placed atomically at an aligned
      * remote TO; needs {@link RnicExtension#ATOMIC_WRITE}.
      */
-    ATOMIC_WRITE;
+    ATOMIC_WRITE,
+    /**
+     * RFC 7306 §5.1.1 Atomic FetchAdd (masked when the WR names an add mask): adds to the 64-bit
+     * value at the remote STag/TO; the original value lands in the WR's one 8-byte local SGE. Needs
+     * {@link RnicExtension#ATOMICS}; consumes ORD like an RDMA Read (RFC 7306 §5.2).
+     */
+    ATOMIC_FETCH_ADD,
+    /**
+     * RFC 7306 §5.1.2 Atomic CmpSwap (masked when the WR names compare/swap masks): swaps the remote
+     * 64-bit value if it matches; the original value lands in the WR's one 8-byte local SGE. Needs
+     * {@link RnicExtension#ATOMICS}; consumes ORD like an RDMA Read.
+     */
+    ATOMIC_CMP_SWAP,
+    /**
+     * RFC 7306 §6 Immediate Data: 8 bytes of data that consume one receive WQE at the peer and
+     * complete it (there is no RDMA Write with Immediate message: post an RDMA Write, then this).
+     * On a receive completion this opcode says the completion carries immediate data. Needs
+     * {@link RnicExtension#IMMEDIATE_DATA}.
+     */
+    IMMEDIATE_DATA,
+    /** RFC 7306 §6 Immediate Data with Solicited Event (like Send with SE). */
+    IMMEDIATE_DATA_SE;
 
     /**
      * Send Operation Types (Verbs §4, V-DEF-12).
@@ -66,10 +87,11 @@ public enum Opcode {
     /**
      * Whether the operation puts a message on the wire (handed to the transport).
      *
-     * @return true for Send types, RDMA Write and RDMA Read types, and the commit draft's requests
+     * @return true for Send types, RDMA Write, RDMA Read types, atomics, Immediate Data and the
+     *         commit draft's requests
      */
     public boolean isWire() {
-        return isSend() || isRead() || this == RDMA_WRITE || isCommitDraft();
+        return isSend() || isRead() || this == RDMA_WRITE || isAtomic() || isImmediateData() || isCommitDraft();
     }
 
     /**
@@ -80,6 +102,35 @@ public enum Opcode {
      */
     public boolean isCommitDraft() {
         return this == RDMA_FLUSH || this == RDMA_VERIFY || this == ATOMIC_WRITE;
+    }
+
+    /**
+     * RFC 7306 §5 Atomic Operations.
+     *
+     * @return true for FetchAdd and CmpSwap
+     */
+    public boolean isAtomic() {
+        return this == ATOMIC_FETCH_ADD || this == ATOMIC_CMP_SWAP;
+    }
+
+    /**
+     * RFC 7306 §6 Immediate Data messages.
+     *
+     * @return true for Immediate Data and Immediate Data with SE
+     */
+    public boolean isImmediateData() {
+        return this == IMMEDIATE_DATA || this == IMMEDIATE_DATA_SE;
+    }
+
+    /**
+     * Operations whose request consumes an ORD credit and waits for a response (RFC 5040 §6.1;
+     * RFC 7306 §5.2: atomics share the Read Request queue and its ORD/IRD; the commit draft's
+     * requests too, draft §3.1.1.1).
+     *
+     * @return true for RDMA Read types, atomics and the commit draft's requests
+     */
+    public boolean consumesOrd() {
+        return isRead() || isAtomic() || isCommitDraft();
     }
 
     /**

@@ -3,8 +3,9 @@ package io.jrnic.api;
 import java.lang.foreign.MemorySegment;
 
 /**
- * A reusable send queue work request (Verbs 1.0 §9.3.1.1 Figure 27) for all ten SQ operation
- * types. Fields not used by the operation type are ignored (V-VERB-PostSQ-2).
+ * A reusable send queue work request (Verbs 1.0 §9.3.1.1 Figure 27) for every SQ operation
+ * type, including the RFC 7306 atomics and Immediate Data. Fields not used by the operation type
+ * are ignored (V-VERB-PostSQ-2).
  * <ul>
  *   <li>Send types and RDMA Write: the SGL is the data source; {@link #remote(int, long)} gives the
  *       Write sink; {@link #invalidateStag(int)} the remote STag of Send with Invalidate.</li>
@@ -17,6 +18,11 @@ import java.lang.foreign.MemorySegment;
  *       hash) and {@link #atomicWrite(int, long, long)}. They need the RNIC extension of the same
  *       name ({@link RnicExtension}), count against ORD like a Read and complete when the peer's
  *       response arrives.</li>
+ *   <li>RFC 7306 atomics: {@link #fetchAdd(long, long)} or {@link #compareSwap(long, long, long, long)}
+ *       (plain forms {@link #fetchAdd(long)}, {@link #compareSwap(long, long)}), the target through
+ *       {@link #remote(int, long)}, exactly one 8-byte SGE with Local Write that receives the
+ *       original remote value.</li>
+ *   <li>RFC 7306 Immediate Data: {@link #immediateData(long, boolean)}, no SGE.</li>
  * </ul>
  *
  * <p>Thread safety: not thread safe; copied by the post verbs, so it may be reused immediately.
@@ -50,6 +56,15 @@ public final class SendWorkRequest extends ScatterGatherList {
     public static final int FLUSH_GLOBAL_VISIBILITY = 0x02;
     /** The longest expected hash an RDMA Verify may carry. */
     public static final int MAX_HASH_LENGTH = 64;
+    // RFC 7306 §5.2.1: the operands of an Atomic Request; §6: the 8 bytes of Immediate Data
+    private long addOrSwapData;
+    private long addOrSwapMask;
+    private long compareData;
+    private long compareMask = ALL_ONES;
+    private long immediateData;
+
+    /** A mask with every bit set: plain CmpSwap compares and swaps all 64 bits (A-ATOM-019). */
+    public static final long ALL_ONES = 0xFFFF_FFFF_FFFF_FFFFL;
 
     /** Creates a request with room for 16 SGEs. */
     public SendWorkRequest() {
@@ -93,6 +108,11 @@ public final class SendWorkRequest extends ScatterGatherList {
         flushFlags = 0;
         atomicWriteData = 0;
         expectedHash = null;
+        addOrSwapData = 0;
+        addOrSwapMask = 0;
+        compareData = 0;
+        compareMask = ALL_ONES;
+        immediateData = 0;
         return this;
     }
 
@@ -504,5 +524,104 @@ public final class SendWorkRequest extends ScatterGatherList {
      */
     public long fastRegisterVirtualAddress() {
         return fastRegisterVirtualAddress;
+    }
+
+    /**
+     * Makes this a plain RFC 7306 FetchAdd (§5.1.1): an ordinary 64-bit add modulo 2^64 (add mask 0).
+     * Name the target with {@link #remote(int, long)} and the 8-byte result buffer with one SGE.
+     *
+     * @param addData the value to add
+     * @return this
+     */
+    public SendWorkRequest fetchAdd(long addData) {
+        return fetchAdd(addData, 0);
+    }
+
+    /**
+     * Makes this a masked RFC 7306 FetchAdd (§5.1.1, A-ATOM-016): each 1 bit of {@code addMask}
+     * marks the most significant bit of an independent field whose carry out is dropped.
+     *
+     * @param addData the value to add
+     * @param addMask field boundaries (0: one 64-bit field)
+     * @return this
+     */
+    public SendWorkRequest fetchAdd(long addData, long addMask) {
+        this.opcode = Opcode.ATOMIC_FETCH_ADD;
+        this.addOrSwapData = addData;
+        this.addOrSwapMask = addMask;
+        this.compareData = 0; // §5.2.1 Figure 5: sent as 0 / all-ones for FetchAdd (AMB-22)
+        this.compareMask = ALL_ONES;
+        return this;
+    }
+
+    /**
+     * Makes this a plain RFC 7306 CmpSwap (§5.1.2): compare and swap all 64 bits (masks all-ones,
+     * A-ATOM-019).
+     *
+     * @param compareData the value the target must hold
+     * @param swapData    the value stored when it does
+     * @return this
+     */
+    public SendWorkRequest compareSwap(long compareData, long swapData) {
+        return compareSwap(compareData, ALL_ONES, swapData, ALL_ONES);
+    }
+
+    /**
+     * Makes this a masked RFC 7306 CmpSwap (§5.1.2, A-ATOM-018): if the target's bits under
+     * {@code compareMask} equal those of {@code compareData}, its bits under {@code swapMask} are
+     * replaced by those of {@code swapData}. An unconditional swap is compare mask 0 (AMB-21).
+     *
+     * @param compareData the compare operand
+     * @param compareMask the bits compared
+     * @param swapData    the swap operand
+     * @param swapMask    the bits replaced
+     * @return this
+     */
+    public SendWorkRequest compareSwap(long compareData, long compareMask, long swapData, long swapMask) {
+        this.opcode = Opcode.ATOMIC_CMP_SWAP;
+        this.compareData = compareData;
+        this.compareMask = compareMask;
+        this.addOrSwapData = swapData;
+        this.addOrSwapMask = swapMask;
+        return this;
+    }
+
+    /**
+     * Makes this an RFC 7306 Immediate Data message (§6): 8 bytes that consume one receive WQE at
+     * the peer and complete it with the data (no SGE).
+     *
+     * @param data      the 8 bytes, sent big-endian (the receiver gets the same {@code long})
+     * @param solicited whether to send Immediate Data with Solicited Event
+     * @return this
+     */
+    public SendWorkRequest immediateData(long data, boolean solicited) {
+        this.opcode = solicited ? Opcode.IMMEDIATE_DATA_SE : Opcode.IMMEDIATE_DATA;
+        this.immediateData = data;
+        return this;
+    }
+
+    /** @return the FetchAdd Add Data or the CmpSwap Swap Data */
+    public long addOrSwapData() {
+        return addOrSwapData;
+    }
+
+    /** @return the FetchAdd Add Mask or the CmpSwap Swap Mask */
+    public long addOrSwapMask() {
+        return addOrSwapMask;
+    }
+
+    /** @return the CmpSwap Compare Data (0 for FetchAdd) */
+    public long compareData() {
+        return compareData;
+    }
+
+    /** @return the CmpSwap Compare Mask (all-ones for FetchAdd and plain CmpSwap) */
+    public long compareMask() {
+        return compareMask;
+    }
+
+    /** @return the 8 bytes of an Immediate Data WR */
+    public long immediateData() {
+        return immediateData;
     }
 }

@@ -16,6 +16,8 @@ public final class WorkCompletion {
     private QueuePair queuePair;
     private boolean stagInvalidated;
     private int invalidatedStag;
+    private boolean hasImmediateData;
+    private long immediateData;
 
     /** Creates an empty completion to be filled by polling. */
     public WorkCompletion() {
@@ -43,7 +45,42 @@ public final class WorkCompletion {
         this.qpId = queuePair == null ? -1 : queuePair.id();
         this.stagInvalidated = stagInvalidated;
         this.invalidatedStag = invalidatedStag;
+        this.hasImmediateData = false;
+        this.immediateData = 0;
         return this;
+    }
+
+    /**
+     * Attaches the 8 bytes of an RFC 7306 Immediate Data message to a receive completion (after
+     * {@link #set}, which clears them).
+     *
+     * @param data the immediate data as sent (big-endian on the wire)
+     * @return this
+     */
+    public WorkCompletion immediateData(long data) {
+        this.hasImmediateData = true;
+        this.immediateData = data;
+        return this;
+    }
+
+    /**
+     * Whether this receive completion carries RFC 7306 Immediate Data (its opcode is then
+     * {@link Opcode#IMMEDIATE_DATA} or {@link Opcode#IMMEDIATE_DATA_SE} and its byte length 0: the
+     * data is not placed in the receive buffers, checklist AMB-32).
+     *
+     * @return true for a completed Immediate Data message
+     */
+    public boolean hasImmediateData() {
+        return hasImmediateData;
+    }
+
+    /**
+     * The 8 bytes of RFC 7306 Immediate Data, as the sender's {@code long}.
+     *
+     * @return the data, 0 when {@link #hasImmediateData()} is false
+     */
+    public long immediateData() {
+        return immediateData;
     }
 
     /**
@@ -121,6 +158,7 @@ public final class WorkCompletion {
     @Override
     public String toString() {
         return "WorkCompletion[wrId=" + wrId + ", " + opcode + ", " + status + ", len=" + byteLength + ", qp=" + qpId
-                + (stagInvalidated ? ", invalidated=0x" + Integer.toHexString(invalidatedStag) : "") + "]";
+                + (stagInvalidated ? ", invalidated=0x" + Integer.toHexString(invalidatedStag) : "")
+                + (hasImmediateData ? ", imm=0x" + Long.toHexString(immediateData) : "") + "]";
     }
 }

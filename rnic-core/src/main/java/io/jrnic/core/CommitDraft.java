@@ -86,26 +86,30 @@ final class CommitDraft {
     private final byte[] chunk = new byte[CHUNK];
     private final byte[] computed = new byte[HASH_LENGTH];
     private final MemorySegment computedSegment = MemorySegment.ofArray(computed);
-    private int responseMsn = 1;
     private AsyncEventType event;
 
     CommitDraft(QpEngine engine, SoftRnic rnic) {
         this.engine = engine;
         this.encoder = new RdmapMessageEncoder(engine.features);
-        this.flushEnabled = rnic.hasExtension(RnicExtension.RDMA_FLUSH);
-        this.verifyEnabled = rnic.hasExtension(RnicExtension.RDMA_VERIFY);
-        this.atomicWriteEnabled = rnic.hasExtension(RnicExtension.ATOMIC_WRITE);
+        this.flushEnabled = rnic.offers(RnicExtension.RDMA_FLUSH);
+        this.verifyEnabled = rnic.offers(RnicExtension.RDMA_VERIFY);
+        this.atomicWriteEnabled = rnic.offers(RnicExtension.ATOMIC_WRITE);
     }
 
     /**
      * The RDMAP features of the RNIC's streams: the draft's opcodes (and queue 3) are on when the
      * RNIC has at least one of its three extensions; each opcode is then still checked against its
      * own extension ({@link #enabled(RdmapOpcode)}).
+     *
+     * @param rfc7306 whether the RFC 7306 opcodes are on too (the RNIC offers atomics or immediate data)
      */
-    static RdmapFeatures features(SoftRnic rnic) {
-        boolean draft = rnic.hasExtension(RnicExtension.RDMA_FLUSH) || rnic.hasExtension(RnicExtension.RDMA_VERIFY)
-                || rnic.hasExtension(RnicExtension.ATOMIC_WRITE);
-        return draft ? new RdmapFeatures(RdmapControl.VERSION_IETF, false, true) : RdmapFeatures.RFC_5040;
+    static RdmapFeatures features(SoftRnic rnic, boolean rfc7306) {
+        boolean draft = rnic.offers(RnicExtension.RDMA_FLUSH) || rnic.offers(RnicExtension.RDMA_VERIFY)
+                || rnic.offers(RnicExtension.ATOMIC_WRITE);
+        if (draft) {
+            return new RdmapFeatures(RdmapControl.VERSION_IETF, rfc7306, true);
+        }
+        return rfc7306 ? RdmapFeatures.RFC_7306 : RdmapFeatures.RFC_5040;
     }
 
     /** The extension an operation needs. */
@@ -126,7 +130,7 @@ final class CommitDraft {
      */
     static void checkPost(SoftRnic rnic, Opcode op, int sgeCount) {
         RnicExtension x = extension(op);
-        if (!rnic.hasExtension(x)) {
+        if (!rnic.offers(x)) {
             throw new VerbsException(VerbsStatus.INVALID_OPERATION_TYPE,
                     op + " needs the RNIC extension " + x + ", which this RNIC does not advertise");
         }
@@ -400,9 +404,10 @@ final class CommitDraft {
      * Delivery, V-TERM-9 by analogy). On failure nothing is sent; the error is latched with the
      * request's DDP header (M=1, D=1, R=0, C-FLUSH-051) and reported to the QP, which terminates.
      *
+     * @param msn the queue-3 MSN of the response (shared with RFC 7306 Atomic Responses)
      * @return the response length, or -1 when the request failed (already reported)
      */
-    int respond() {
+    int respond(int msn) {
         InboundReadQueue ird = engine.tx.ird;
         int kind = ird.headKind();
         MemorySegment memory = ird.headSource();
@@ -431,7 +436,6 @@ final class CommitDraft {
             }
             return -1;
         }
-        int msn = responseMsn++;
         return switch (kind) {
             case InboundReadQueue.FLUSH -> encoder.flushResponse(buffer, 0, msn);
             case InboundReadQueue.VERIFY -> encoder.verifyResponse(buffer, 0, msn, computedSegment, 0, HASH_LENGTH);

@@ -19,19 +19,22 @@ import java.lang.foreign.ValueLayout;
  * the bad segment). A slot added without them (source STag 0) is only checked for its memory still
  * being alive.
  *
- * <p>RFC 7306 Atomic Requests and the commit draft's requests share the IRD (R-READ-044). The
- * draft's Flush, Verify and Atomic Write Requests take a slot here too
- * ({@link #addCommit}): its {@link #headKind() kind} selects an untagged response on queue 3 instead
- * of the tagged Read Response, and the request is executed when its slot reaches the head, so that
- * all responses keep request order (C-AW-046). Such a slot also keeps the request's flags, Atomic
+ * <p>RFC 7306 Atomic Requests and the commit draft's requests share the IRD (R-READ-044, RFC 7306
+ * §5.2, AMB-25): they take a slot here too ({@link #addAtomic}, {@link #addCommit}), and the slot's
+ * {@link #headKind() kind} selects an untagged response on queue 3 instead of the tagged Read
+ * Response. The operation is executed when its slot reaches the head (RFC 7306 §5.4 rules 5 and 8,
+ * §7; C-AW-046: a Read before it has generated its response, a request after it has not started),
+ * so that all responses keep request order. A commit slot also keeps the request's flags, Atomic
  * Write value, expected hash and DDP header (for a Terminate found while executing it).
  *
  * <p>Thread safety: confined to the engine's event loop, except {@link #size()}, which any thread
  * may read (Verbs: "remote reads in progress").
  */
 final class InboundReadQueue {
-    /** Kind of a slot: an RDMA Read Request (answered by a tagged Read Response). */
+    /** Kind of a slot: an RDMA Read Request, answered by a tagged Read Response. */
     static final int READ = 0;
+    /** Kind of a slot: an RFC 7306 Atomic Request, answered by an Atomic Response on queue 3. */
+    static final int ATOMIC = 1;
     /** Kind of a slot: a commit draft Flush Request (answered by a Flush Response, draft §3.1.1). */
     static final int FLUSH = 0x10;
     /** Kind of a slot: a commit draft Verify Request (answered by a Verify Response, draft §3.1.2). */
@@ -39,6 +42,13 @@ final class InboundReadQueue {
     /** Kind of a slot: a commit draft Atomic Write Request (answered by an AW Response, draft §3.1.3). */
     static final int ATOMIC_WRITE = 0x12;
 
+    private final int[] kind;
+    private final int[] aopcode;
+    private final int[] requestId;
+    private final long[] addOrSwapData;
+    private final long[] addOrSwapMask;
+    private final long[] compareData;
+    private final long[] compareMask;
     private final int[] sinkStag;
     private final long[] sinkTo;
     private final long[] size;
@@ -47,7 +57,6 @@ final class InboundReadQueue {
     private final long[] sourceOffset;
     private final int[] sourceStag;
     private final long[] sourceTo;
-    private final int[] kind;
     private final int[] flags;
     private final long[] data;
     private final byte[][] hash;
@@ -59,6 +68,13 @@ final class InboundReadQueue {
 
     InboundReadQueue(int capacity) {
         int n = Math.max(1, capacity);
+        kind = new int[n];
+        aopcode = new int[n];
+        requestId = new int[n];
+        addOrSwapData = new long[n];
+        addOrSwapMask = new long[n];
+        compareData = new long[n];
+        compareMask = new long[n];
         sinkStag = new int[n];
         sinkTo = new long[n];
         size = new long[n];
@@ -67,7 +83,6 @@ final class InboundReadQueue {
         sourceOffset = new long[n];
         sourceStag = new int[n];
         sourceTo = new long[n];
-        kind = new int[n];
         flags = new int[n];
         data = new long[n];
         hash = new byte[n][];
@@ -177,7 +192,35 @@ final class InboundReadQueue {
         return true;
     }
 
-    /** The head's kind: {@link #READ}, {@link #FLUSH}, {@link #VERIFY} or {@link #ATOMIC_WRITE}. */
+    /**
+     * Appends a validated RFC 7306 Atomic Request (STag, PD, right, bounds and alignment checked).
+     * The caller has already compared the count with the IRD.
+     *
+     * @param aopcode     the AOpCode (FetchAdd or CmpSwap)
+     * @param requestId   the Request Identifier, reflected in the response
+     * @param target      the memory of the target STag
+     * @param offset      the offset of the 8-byte target in {@code target}
+     * @param stag        the Remote STag, checked again before execution
+     * @param to          the Remote Tagged Offset
+     * @return false when the ring is full
+     */
+    boolean addAtomic(int aopcode, int requestId, MemorySegment target, long offset, int stag, long to,
+                      long addOrSwapData, long addOrSwapMask, long compareData, long compareMask) {
+        if (!add(0, 0, 8, target, offset, stag, to)) {
+            return false;
+        }
+        int i = (int) ((tail - 1) % this.size.length);
+        this.kind[i] = ATOMIC;
+        this.aopcode[i] = aopcode;
+        this.requestId[i] = requestId;
+        this.addOrSwapData[i] = addOrSwapData;
+        this.addOrSwapMask[i] = addOrSwapMask;
+        this.compareData[i] = compareData;
+        this.compareMask[i] = compareMask;
+        return true;
+    }
+
+    /** The head's kind: {@link #READ}, {@link #ATOMIC}, {@link #FLUSH}, {@link #VERIFY} or {@link #ATOMIC_WRITE}. */
     int headKind() {
         return kind[h()];
     }
@@ -205,6 +248,36 @@ final class InboundReadQueue {
     /** The head's DDP header (a commit request's), 18 bytes. */
     MemorySegment headRequestHeader() {
         return requestHeader[h()];
+    }
+
+    /** The head atomic's AOpCode. */
+    int headAopcode() {
+        return aopcode[h()];
+    }
+
+    /** The head atomic's Request Identifier. */
+    int headRequestId() {
+        return requestId[h()];
+    }
+
+    /** The head atomic's Add Data or Swap Data. */
+    long headAddOrSwapData() {
+        return addOrSwapData[h()];
+    }
+
+    /** The head atomic's Add Mask or Swap Mask. */
+    long headAddOrSwapMask() {
+        return addOrSwapMask[h()];
+    }
+
+    /** The head atomic's Compare Data. */
+    long headCompareData() {
+        return compareData[h()];
+    }
+
+    /** The head atomic's Compare Mask. */
+    long headCompareMask() {
+        return compareMask[h()];
     }
 
     private int h() {

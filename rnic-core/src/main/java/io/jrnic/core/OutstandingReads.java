@@ -7,11 +7,12 @@ package io.jrnic.core;
  * The ORD limit itself is applied by the SQ (Verbs V-IRD-9); the ring only needs room for the
  * RNIC's maximum ORD.
  *
- * <p>RFC 7306 Atomic Requests and the commit draft's Flush / Verify / Atomic Write requests also
- * consume ORD. The draft's requests share this ring with the Reads ({@link #add(SendWqe, int)}):
- * the responder answers every queue-1 request in request order (one IRD FIFO, C-AW-046), so a
- * response, tagged or on queue 3, always answers the head, and {@link #headKind()} tells whether it
- * is the expected kind.
+ * <p>RFC 7306 Atomic Requests (RFC 7306 §5.2, AMB-25) and the commit draft's Flush / Verify /
+ * Atomic Write requests consume ORD too and share this ring with the Reads, in request order: the
+ * responder answers every queue-1 request in the order it received them (one IRD FIFO, RFC 7306
+ * §5.4 rule 8, §7, C-AW-046), so a response, tagged or on queue 3, always answers the head.
+ * {@link #headKind()} tells whether it is the expected kind, and {@link #headRequestId()} is the
+ * Request Identifier an Atomic Response must reflect (A-ATOM-044).
  *
  * <p>Thread safety: confined to the engine's event loop.
  */
@@ -24,10 +25,13 @@ final class OutstandingReads {
     static final int VERIFY = InboundReadQueue.VERIFY;
     /** Kind of an outstanding request: a commit draft Atomic Write (answered by an Atomic Write Response). */
     static final int ATOMIC_WRITE = InboundReadQueue.ATOMIC_WRITE;
+    /** Kind of an outstanding request: an RFC 7306 atomic (answered by an Atomic Response, queue 3). */
+    static final int ATOMIC = 1;
 
     private final SendWqe[] wqes;
     private final int[] kind;
     private final long[] received;
+    private final int[] requestId;
     private long head;
     private long tail;
 
@@ -35,6 +39,7 @@ final class OutstandingReads {
         wqes = new SendWqe[Math.max(1, capacity)];
         kind = new int[wqes.length];
         received = new long[wqes.length];
+        requestId = new int[wqes.length];
     }
 
     int size() {
@@ -52,34 +57,48 @@ final class OutstandingReads {
      * @return false when the ring is full (more than the RNIC's ORD: a programming error upstream)
      */
     boolean add(SendWqe w) {
+        return add(w, READ, 0);
+    }
+
+    /**
+     * Appends a request of a kind.
+     *
+     * @param w         the WQE
+     * @param kind      {@link #READ} or {@link #ATOMIC}
+     * @param requestId the RFC 7306 Request Identifier of an atomic (0 for a Read)
+     * @return false when the ring is full
+     */
+    boolean add(SendWqe w, int kind, int requestId) {
         if (tail - head == wqes.length) {
             return false;
         }
         int i = (int) (tail++ % wqes.length);
         wqes[i] = w;
-        kind[i] = READ;
+        this.kind[i] = kind;
+        this.requestId[i] = requestId;
         received[i] = 0;
         return true;
     }
 
     /**
-     * Appends a request of another kind than a Read (its request is being sent).
+     * Appends a commit draft request (its request is being sent).
      *
      * @param w    the WQE
      * @param kind {@link #FLUSH}, {@link #VERIFY} or {@link #ATOMIC_WRITE}
      * @return false when the ring is full
      */
     boolean add(SendWqe w, int kind) {
-        if (!add(w)) {
-            return false;
-        }
-        this.kind[(int) ((tail - 1) % wqes.length)] = kind;
-        return true;
+        return add(w, kind, 0);
     }
 
-    /** The head's kind; {@link #READ} when empty. */
+    /** The head's kind ({@link #READ}, {@link #ATOMIC}, {@link #FLUSH}, ...); {@link #READ} when empty. */
     int headKind() {
         return isEmpty() ? READ : kind[(int) (head % wqes.length)];
+    }
+
+    /** The head atomic's Request Identifier. */
+    int headRequestId() {
+        return requestId[(int) (head % wqes.length)];
     }
 
     SendWqe head() {

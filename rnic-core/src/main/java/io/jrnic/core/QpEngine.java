@@ -1,6 +1,7 @@
 package io.jrnic.core;
 
 import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.RnicExtension;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.rdmap.IwarpErrors;
@@ -47,8 +48,18 @@ public final class QpEngine implements QpTransport {
 
     final FpduLink link;
     final Executor executor;
-    /** The stream's RDMAP features, set from the RNIC's extensions at start (commit draft: {@link CommitDraft#features}). */
+    /**
+     * The RDMAP opcodes this stream accepts and sends: RFC 5040, plus RFC 7306 when the RNIC offers
+     * {@link RnicExtension#ATOMICS} or {@link RnicExtension#IMMEDIATE_DATA}, plus the commit draft's
+     * when it offers one of its extensions (set at {@link #start}, {@link CommitDraft#features}).
+     * There is no negotiation on the wire (RFC 7306 §1.1): an RNIC without the extension answers the
+     * opcodes with 0/2/0x06 Unexpected OpCode (A-ATOM-003).
+     */
     RdmapFeatures features = RdmapFeatures.RFC_5040;
+    /** The RNIC offers RFC 7306 atomics: Atomic Requests and Responses are accepted. */
+    boolean atomicsEnabled;
+    /** The RNIC offers RFC 7306 Immediate Data: Immediate Data messages are accepted. */
+    boolean immediateEnabled;
     final TerminateLatch latch = new TerminateLatch();
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final Runnable runTask = this::scheduledRun;
@@ -128,7 +139,9 @@ public final class QpEngine implements QpTransport {
         this.upcalls = upcalls;
         this.qp = owner;
         this.stags = owner.rnic().stags;
-        this.features = CommitDraft.features(owner.rnic());
+        this.atomicsEnabled = owner.rnic().offers(RnicExtension.ATOMICS);
+        this.immediateEnabled = owner.rnic().offers(RnicExtension.IMMEDIATE_DATA);
+        this.features = CommitDraft.features(owner.rnic(), atomicsEnabled || immediateEnabled);
         this.commit = new CommitDraft(this, owner.rnic());
         this.tx = new QpTxEngine(this, owner.rnic().config().maxOrd(), owner.rnic().config().maxIrd());
         this.rx = new QpRxEngine(this);
@@ -156,7 +169,7 @@ public final class QpEngine implements QpTransport {
      */
     @Override
     public void transmit(SendWqe wqe) {
-        if (!wqe.inline && !wqe.opcode.isRead()) {
+        if (!wqe.inline && !wqe.opcode.consumesOrd()) {
             for (int i = 0; i < wqe.sgeCount; i++) {
                 if (wqe.lengths[i] != 0) {
                     wqe.sgeMemory[i] = stags.resolveMemory(wqe.stags[i], wqe.tos[i]);

@@ -18,6 +18,11 @@ import io.jrnic.ddp.UntaggedHeaderFlyweight;
 import io.jrnic.mpa.DeframeFault;
 import io.jrnic.mpa.PlacementHandler;
 import io.jrnic.mpa.PlacementTarget;
+import io.jrnic.rdmap.AtomicOpcode;
+import io.jrnic.rdmap.AtomicOps;
+import io.jrnic.rdmap.AtomicRequestHeaderFlyweight;
+import io.jrnic.rdmap.AtomicResponseHeaderFlyweight;
+import io.jrnic.rdmap.ImmediateDataHeaderFlyweight;
 import io.jrnic.rdmap.RdmapControl;
 import io.jrnic.rdmap.RdmapError;
 import io.jrnic.rdmap.RdmapOpcode;
@@ -66,6 +71,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * on, and reading resumes once it is empty. Only QPs with their own RQ use it: an S-RQ is shared
  * and its WQEs are not for one QP to wait for.
  *
+ * <p><b>RFC 7306.</b> Immediate Data takes a receive WQE like a Send and completes it with its 8
+ * bytes; an Atomic Request is validated at delivery and queued in the IRD (executed by TX when it
+ * reaches the head); an Atomic Response completes the atomic at the ORD head after its identifier
+ * was checked and the original value written into the WR's result buffer.
+ *
  * <p>Thread safety: confined to the engine's event loop, except {@link #receivePosted()}.
  */
 final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, TaggedBufferResolver {
@@ -76,6 +86,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     private final RdmapValidator validator;
     private final TerminateDecoder terminateDecoder = TerminateDecoder.lenient();
     private final ReadRequestHeaderFlyweight readRequest = new ReadRequestHeaderFlyweight();
+    private final AtomicRequestHeaderFlyweight atomicRequest = new AtomicRequestHeaderFlyweight();
+    private final AtomicResponseHeaderFlyweight atomicResponse = new AtomicResponseHeaderFlyweight();
+    private final ImmediateDataHeaderFlyweight immediate = new ImmediateDataHeaderFlyweight();
     private final MemorySegment headerCopy = MemorySegment.ofArray(new byte[UntaggedHeaderFlyweight.HEADER_LENGTH]);
     private final TaggedHeaderFlyweight taggedCopy = new TaggedHeaderFlyweight();
     private final UntaggedHeaderFlyweight untaggedCopy = new UntaggedHeaderFlyweight();
@@ -160,6 +173,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     QpRxEngine(QpEngine engine) {
         this.engine = engine;
+        // RFC 7306 §4.1: queue 3 (Atomic Responses, the commit draft's responses) exists only on
+        // streams with one of the extensions
         this.ddp = new DdpReceiver(DdpHeaderFlyweight.VERSION_IETF, DdpReceiver.rdmapQueueNumbers(
                 engine.features.rfc7306() || engine.features.commitDraft()), this, this);
         this.validator = new RdmapValidator(engine.features);
@@ -317,7 +332,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         RdmapOpcode op = RdmapOpcode.fromWire(engine.features.opcodeBits(rsvdUlp));
         return switch (queueNumber) {
             case DdpReceiver.QN_SEND -> {
-                if (!isSend(op) || RdmapControl.version(rsvdUlp) != engine.features.version()) {
+                boolean immediateData = isImmediate(op) && engine.immediateEnabled;
+                if (!isSend(op) && !immediateData || RdmapControl.version(rsvdUlp) != engine.features.version()) {
                     yield ANY_LENGTH; // RDMAP rejects the opcode next; no receive WQE is consumed for it
                 }
                 // RFC 5040 §5.3: one Send consumes one receive WQE (Verbs §7.4.1 checks in takeReceive)
@@ -334,13 +350,25 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
                     awaitingReceive = false;
                 }
                 receive = w;
-                yield w == null ? NO_BUFFER : w.totalLength();
+                // RFC 7306 §6.3, AMB-32: Immediate Data takes a WQE but is not placed in its SGL; its
+                // length (exactly 8) is RDMAP's check (A-IMM-013), not the SGL's
+                yield w == null ? NO_BUFFER : immediateData ? ANY_LENGTH : w.totalLength();
             }
-            // R-READ-026: a Read Request always finds its 28-byte IRRQ slot; IRD is counted by RDMAP
+            // R-READ-026: a Read Request always finds its 28-byte IRRQ slot; IRD is counted by RDMAP;
+            // RFC 7306 §5.2.1 (A-ATOM-032): an Atomic Request likewise finds its 52-byte slot
             case DdpReceiver.QN_READ_REQUEST -> op == RdmapOpcode.READ_REQUEST
-                    ? ReadRequestHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
+                    ? ReadRequestHeaderFlyweight.HEADER_LENGTH
+                    : op == RdmapOpcode.ATOMIC_REQUEST ? AtomicRequestHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
+            // RFC 7306 §5.2.2 (A-ATOM-040/042): one 12-byte buffer per outstanding atomic; whether the
+            // ORD head is one is RDMAP's check at examine (0/2/0x06, A-ATOM-044)
+            case DdpReceiver.QN_ATOMIC_RESPONSE -> op == RdmapOpcode.ATOMIC_RESPONSE
+                    ? AtomicResponseHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
             default -> ANY_LENGTH; // queue 2: R-TERM-022, a Terminate buffer is always available
         };
+    }
+
+    private static boolean isImmediate(RdmapOpcode op) {
+        return op == RdmapOpcode.IMMEDIATE_DATA || op == RdmapOpcode.IMMEDIATE_DATA_SE;
     }
 
     private static boolean isSend(RdmapOpcode op) {
@@ -353,7 +381,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         int op = engine.features.opcodeBits(rsvdUlp);
         boolean write = op == RdmapOpcode.RDMA_WRITE.wireValue();
         boolean response = op == RdmapOpcode.READ_RESPONSE.wireValue();
-        if (!write && !response || response && !readAtOrdHead()
+        if (!write && !response || response && !readIsOutstanding()
                 || RdmapControl.version(rsvdUlp) != engine.features.version()) {
             // not placeable at all: let RDMAP name the error (R-ERR-021 Unexpected OpCode)
             descriptor.valid(0, -1L, true, null);
@@ -380,6 +408,12 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
                 : !window && AccessRights.has(b.rights(), AccessRights.LOCAL_WRITE);
         placementDenied = !allowed;
         descriptor.valid(b.baseTo(), b.length(), allowed, b);
+    }
+
+    /** Whether the ORD head is a Read (a Read Response may answer it; an atomic's response comes on QN 3). */
+    private boolean readIsOutstanding() {
+        OutstandingReads ord = engine.tx.ord;
+        return !ord.isEmpty() && ord.headKind() == OutstandingReads.READ;
     }
 
     // ---- validation ---------------------------------------------------------------------------
@@ -441,6 +475,13 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             return;
         }
         opcode = validator.opcode();
+        if (isImmediate(opcode) && !engine.immediateEnabled
+                || (opcode == RdmapOpcode.ATOMIC_REQUEST || opcode == RdmapOpcode.ATOMIC_RESPONSE)
+                && !engine.atomicsEnabled) {
+            // A-ATOM-003: an RNIC offering only one of the two RFC 7306 extensions rejects the other
+            rdmapError(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE);
+            return;
+        }
         last = s.last();
         messageOffset = s.messageOffset();
         messageComplete = s.messageComplete();
@@ -454,8 +495,16 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             return;
         }
         switch (opcode) {
+            case ATOMIC_RESPONSE -> {
+                OutstandingReads ord = engine.tx.ord;
+                if (ord.isEmpty() || ord.headKind() != OutstandingReads.ATOMIC) {
+                    // A-ATOM-044, A-ATOM-080: no atomic is the next request to be answered
+                    rdmapError(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE);
+                    return;
+                }
+            }
             case READ_RESPONSE -> {
-                if (!readAtOrdHead()) {
+                if (!readIsOutstanding()) {
                     rdmapError(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE); // R-ERR-021
                     return;
                 }
@@ -606,6 +655,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             case READ_REQUEST -> readRequest(segment, offset);
             case FLUSH_REQUEST, VERIFY_REQUEST, ATOMIC_WRITE_REQUEST -> commitRequest(segment, offset);
             case FLUSH_RESPONSE, VERIFY_RESPONSE, ATOMIC_WRITE_RESPONSE -> commitResponse(segment, offset);
+            case ATOMIC_REQUEST -> atomicRequest(segment, offset);
+            case ATOMIC_RESPONSE -> atomicResponse(segment, offset);
+            case IMMEDIATE_DATA, IMMEDIATE_DATA_SE -> deliverImmediate(segment, offset);
             case TERMINATE -> terminate(segment, offset + payloadStart, payloadLength);
             default -> { }
         }
@@ -747,12 +799,6 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         engine.schedule();
     }
 
-    /** Whether the ORD head is an RDMA Read (a Read Response answers nothing else). */
-    private boolean readAtOrdHead() {
-        OutstandingReads ord = engine.tx.ord;
-        return !ord.isEmpty() && ord.headKind() == OutstandingReads.READ;
-    }
-
     /**
      * draft-talpey-rdma-commit-01 §3.1, §5.2: a Delivered Flush, Verify or Atomic Write Request is
      * validated and queued in the IRD; it executes at the head (C-FLUSH-022). Errors terminate with
@@ -775,6 +821,146 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             ddp.stop();
             fail(error, engine.commit.event(), headerFlyweight(), segmentLengthField(), null, 0);
         }
+    }
+
+    /**
+     * RFC 7306 §5.2.1, §8.2: validates a delivered Atomic Request and queues it in the IRD; it runs
+     * when it reaches the head (TX). Checks in order: length 52 (0/2/0xFF), IRD shared with Reads
+     * (0/2/0x07, AMB-11, AMB-25), AOpCode (0/2/0x06, A-ATOM-034), the target STag as for a Read
+     * Request source but with the Remote Atomic right (0/1/0x00, 0x03, 0x02, 0x04, 0x01;
+     * A-ATOM-074, AMB-30), then the alignment of the effective address (0/2/0x07, A-ATOM-073,
+     * AMB-28). Errors carry the DDP header and no RDMA header (R=0, A-ATOM-071).
+     */
+    private void atomicRequest(MemorySegment segment, long offset) {
+        RdmapError lengthError = RdmapValidator.validateLength(RdmapOpcode.ATOMIC_REQUEST, messageLength);
+        if (lengthError != null) {
+            ddp.stop();
+            fail(lengthError, AsyncEventType.INVALID_READ_REQUEST, headerFlyweight(), segmentLengthField(), null, 0);
+            return;
+        }
+        SoftQueuePair qp = engine.qp;
+        InboundReadQueue ird = engine.tx.ird;
+        if (ird.size() >= qp.ird()) {
+            ddp.stop();
+            fail(RdmapError.CATASTROPHIC_LOCALIZED, AsyncEventType.IRRQ_TOO_MANY_READS, headerFlyweight(),
+                    segmentLengthField(), null, 0);
+            return;
+        }
+        AtomicRequestHeaderFlyweight a = atomicRequest.wrap(segment, offset + payloadStart);
+        AtomicOpcode operation = a.operation();
+        if (operation == null) {
+            ddp.stop();
+            fail(RdmapError.UNEXPECTED_OPCODE, AsyncEventType.UNEXPECTED_OPCODE, headerFlyweight(),
+                    segmentLengthField(), null, 0);
+            return;
+        }
+        int stag = a.remoteStag();
+        long to = a.remoteTaggedOffset();
+        RdmapError error = checkTarget(qp, stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC);
+        StagBinding b = error == null ? engine.stags.lookupValid(stag) : null;
+        if (error == null) {
+            error = AtomicOps.checkAlignment(RemoteAtomics.address(b.memory(), b.offsetOf(to)));
+        }
+        if (error != null) {
+            ddp.stop();
+            AsyncEventType event = error == RdmapError.CATASTROPHIC_LOCALIZED ? AsyncEventType.LOCAL_QP_CATASTROPHIC
+                    : eventForTarget(error);
+            fail(error, event, headerFlyweight(), segmentLengthField(), null, 0);
+            return;
+        }
+        ird.addAtomic(operation.wireValue(), a.requestId(), b.memory(), b.offsetOf(to), stag, to, a.addOrSwapData(),
+                a.addOrSwapMask(), a.compareData(), a.compareMask());
+        engine.schedule();
+    }
+
+    /**
+     * RFC 7306 §5.2.2: an Atomic Response at the requester answers the ORD head (an atomic, checked
+     * at examine); its length must be 12 (0/2/0xFF, AMB-20) and its Original Request Identifier the
+     * head's (0/2/0x06, A-ATOM-044, AMB-36). The original value is written into the WR's 8-byte
+     * result buffer in memory byte order, then the WR completes (A-ATOM-043, A-ATOM-053).
+     */
+    private void atomicResponse(MemorySegment segment, long offset) {
+        RdmapError error = RdmapValidator.validateLength(RdmapOpcode.ATOMIC_RESPONSE, messageLength);
+        OutstandingReads ord = engine.tx.ord;
+        if (error == null) {
+            error = atomicResponse.wrap(segment, offset + payloadStart).validate(ord.headRequestId());
+        }
+        if (error != null) {
+            ddp.stop();
+            fail(error, AsyncEventType.UNEXPECTED_OPCODE, headerFlyweight(), segmentLengthField(), null, 0);
+            return;
+        }
+        SendWqe w = ord.poll();
+        SoftQueuePair qp = engine.qp;
+        // the result buffer was checked when the WR was processed; check again: it may have been
+        // invalidated or deregistered since (Verbs §7.8)
+        WorkCompletionStatus status = engine.stags.checkLocal(w.stags[0], w.tos[0], w.lengths[0], qp.pd(),
+                qp.privileged(), AccessRights.LOCAL_WRITE);
+        if (status == null) {
+            MemorySegment memory = engine.stags.resolveMemory(w.stags[0], w.tos[0]);
+            long at = engine.stags.resolveOffset(w.stags[0], w.tos[0]);
+            if (memory.scope().isAlive() && at >= 0 && at + AtomicOps.OPERAND_SIZE <= memory.byteSize()) {
+                RemoteAtomics.writeResult(memory, at, atomicResponse.originalValue());
+                status = WorkCompletionStatus.SUCCESS;
+            } else {
+                status = WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR;
+            }
+        }
+        engine.upcalls.sendCompleted(w, status);
+    }
+
+    /**
+     * RFC 7306 §6: an Immediate Data message completes the receive WQE it consumed with its 8 bytes
+     * and no placement (byte length 0, AMB-32), solicited for 0x9 (A-IMM-014). Its length must be
+     * exactly 8 (A-IMM-013: 0/2/0xFF); on that error the QP terminates and the receive is flushed.
+     */
+    private void deliverImmediate(MemorySegment segment, long offset) {
+        ReceiveWqe w = receive;
+        receive = null;
+        RdmapError error = RdmapValidator.validateLength(opcode, messageLength);
+        if (error != null) {
+            ddp.stop();
+            fail(error, AsyncEventType.LOCAL_QP_CATASTROPHIC, headerFlyweight(), segmentLengthField(), null, 0);
+            return;
+        }
+        w.immediate = true;
+        w.immediateData = immediate.wrap(segment, offset + payloadStart).immediateData();
+        engine.upcalls.receiveCompleted(w, WorkCompletionStatus.SUCCESS, 0, opcode.solicitedEvent(), 0);
+    }
+
+    /**
+     * RFC 5040 §7.2 / RFC 5042 §5 checks of a remote buffer named by an atomic: valid STag, this
+     * QP's PD or a window bound to it, the right, no wrap, in bounds.
+     */
+    private RdmapError checkTarget(SoftQueuePair qp, int stag, long to, long size, int right) {
+        StagEntry e = stag >>> 8 == 0 ? null : engine.stags.lookup(stag);
+        if (e == null) {
+            return RdmapError.INVALID_STAG;
+        }
+        StagBinding b = e.binding;
+        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
+            return RdmapError.INVALID_STAG;
+        }
+        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+            return RdmapError.STAG_NOT_ASSOCIATED;
+        }
+        if (!AccessRights.has(b.rights(), right)) {
+            return RdmapError.ACCESS_RIGHTS_VIOLATION;
+        }
+        if (StagBinding.wraps(to, size)) {
+            return RdmapError.TO_WRAP;
+        }
+        return b.contains(to, size) ? null : RdmapError.BASE_OR_BOUNDS_VIOLATION;
+    }
+
+    private static AsyncEventType eventForTarget(RdmapError error) {
+        return switch (error) {
+            case INVALID_STAG -> AsyncEventType.IRRQ_INVALID_STAG;
+            case STAG_NOT_ASSOCIATED -> AsyncEventType.IRRQ_INVALID_PD;
+            case ACCESS_RIGHTS_VIOLATION -> AsyncEventType.IRRQ_ACCESS_RIGHTS;
+            case TO_WRAP -> AsyncEventType.IRRQ_WRAP;
+            default -> AsyncEventType.IRRQ_BASE_BOUNDS;
+        };
     }
 
     /** R-READ-022, R-ERR-027..031: the source STag of a Read Request. */

@@ -5,6 +5,8 @@ import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.Opcode;
 import io.jrnic.ddp.TaggedHeaderFlyweight;
 import io.jrnic.ddp.UntaggedHeaderFlyweight;
+import io.jrnic.rdmap.AtomicOpcode;
+import io.jrnic.rdmap.AtomicOps;
 import io.jrnic.rdmap.RdmapMessageEncoder;
 import io.jrnic.rdmap.RdmapOpcode;
 import io.jrnic.rdmap.TerminateHeaderFlyweight;
@@ -32,6 +34,11 @@ import java.lang.foreign.MemorySegment;
  *   <li><b>Completion.</b> A Send or Write completes when the link reports the last FPDU handed to
  *       the LLP (RFC 5040 §5: R-ORD-016); a Read completes on its last Read Response
  *       ({@link QpRxEngine}).</li>
+ *   <li><b>RFC 7306.</b> An atomic is one Atomic Request on queue 1 in the Read Request MSN
+ *       sequence and joins the ORD ring; Immediate Data is one message on queue 0 in the Send MSN
+ *       sequence and completes like a Send. An Atomic Request at the IRD head is executed
+ *       ({@link RemoteAtomics}) right before its Atomic Response goes out on queue 3, so that the
+ *       responses of Reads and atomics keep request order (RFC 7306 §5.4, §7).</li>
  * </ul>
  *
  * <p>Thread safety: confined to the engine's event loop.
@@ -42,6 +49,10 @@ final class QpTxEngine {
     private static final int KIND_READ = 2;
     /** A commit draft request (Flush, Verify, Atomic Write): one ULPDU on queue 1, like a Read Request. */
     private static final int KIND_COMMIT = 3;
+    /** RFC 7306 §5.2.1: one Atomic Request on queue 1. */
+    private static final int KIND_ATOMIC = 4;
+    /** RFC 7306 §6.2: one Immediate Data message on queue 0. */
+    private static final int KIND_IMMEDIATE = 5;
     /** A segment was handed to the link and the message goes on. */
     private static final int SEGMENT_MORE = 0;
     /** The message's last segment was handed to the link. */
@@ -51,8 +62,9 @@ final class QpTxEngine {
 
     private final QpEngine engine;
     private final RdmapMessageEncoder encoder;
-    private final MemorySegment header = MemorySegment.ofArray(
-            new byte[UntaggedHeaderFlyweight.HEADER_LENGTH + TerminateHeaderFlyweight.MAX_LENGTH]);
+    private final MemorySegment header = MemorySegment.ofArray(new byte[Math.max(
+            UntaggedHeaderFlyweight.HEADER_LENGTH + TerminateHeaderFlyweight.MAX_LENGTH,
+            RdmapMessageEncoder.ATOMIC_REQUEST_LENGTH)]);
     final OutstandingReads ord;
     final InboundReadQueue ird;
 
@@ -65,6 +77,10 @@ final class QpTxEngine {
 
     private int sendMsn = 1;
     private int readMsn = 1;
+    /** RFC 7306 §5.2.2, AMB-35: queue 3 numbers its messages from 1; Atomic Responses and the commit draft's responses share it. */
+    private int queue3Msn = 1;
+    /** RFC 7306 §5.2.1: the Request Identifier of the next Atomic Request (chosen by the requester). */
+    private int nextAtomicId = 1;
     /** Whether the link asked us to wait for writability. */
     boolean blocked;
     /** An error stopped outbound processing for good (V-TERM-4/8/9): nothing more is sent but a Terminate. */
@@ -88,6 +104,7 @@ final class QpTxEngine {
         this.ird = new InboundReadQueue(maxIrd);
     }
 
+    /** Resets the outbound MSNs of queues 0 and 1 (queue 3 always starts at 1: no RTR uses it). */
     void resetMsns(int firstSendMsn, int firstReadMsn) {
         sendMsn = firstSendMsn;
         readMsn = firstReadMsn;
@@ -189,10 +206,13 @@ final class QpTxEngine {
             case SEND_INVALIDATE -> opcode = RdmapOpcode.SEND_INVALIDATE;
             case SEND_SE_INVALIDATE -> opcode = RdmapOpcode.SEND_SE_INVALIDATE;
             case RDMA_WRITE -> opcode = RdmapOpcode.RDMA_WRITE;
+            case ATOMIC_FETCH_ADD, ATOMIC_CMP_SWAP -> opcode = RdmapOpcode.ATOMIC_REQUEST;
+            case IMMEDIATE_DATA -> opcode = RdmapOpcode.IMMEDIATE_DATA;
+            case IMMEDIATE_DATA_SE -> opcode = RdmapOpcode.IMMEDIATE_DATA_SE;
             default -> opcode = RdmapOpcode.READ_REQUEST; // RDMA Read and Read with Invalidate Local
         }
         kind = op.isRead() ? KIND_READ : op.isCommitDraft() ? KIND_COMMIT : op == Opcode.RDMA_WRITE ? KIND_WRITE
-                : KIND_SEND;
+                : op.isAtomic() ? KIND_ATOMIC : op.isImmediateData() ? KIND_IMMEDIATE : KIND_SEND;
         length = w.inline ? w.inlineLength : w.totalLength();
     }
 
@@ -219,6 +239,26 @@ final class QpTxEngine {
             ord.add(w, CommitDraft.kind(w.opcode));
             int n = engine.commit.request(w, readMsn++);
             blocked = !engine.link.send(engine.commit.buffer(), 0, n, null, 0, 0);
+            return SEGMENT_LAST;
+        }
+        if (kind == KIND_ATOMIC) {
+            // RFC 7306 §5.2.1: one Atomic Request on queue 1, sharing the Read Request MSNs and ORD
+            int id = nextAtomicId++;
+            ord.add(w, OutstandingReads.ATOMIC, id);
+            int n = w.opcode == Opcode.ATOMIC_FETCH_ADD
+                    ? encoder.fetchAdd(header, 0, readMsn++, id, w.remoteStag, w.remoteTo, w.addOrSwapData,
+                            w.addOrSwapMask)
+                    : encoder.compareSwap(header, 0, readMsn++, id, w.remoteStag, w.remoteTo, w.addOrSwapData,
+                            w.addOrSwapMask, w.compareData, w.compareMask);
+            blocked = !engine.link.send(header, 0, n, null, 0, 0);
+            return SEGMENT_LAST;
+        }
+        if (kind == KIND_IMMEDIATE) {
+            // RFC 7306 §6.3: one 8-byte message on queue 0 in the Send MSN sequence; completes like a Send
+            int n = encoder.immediateData(header, 0, opcode == RdmapOpcode.IMMEDIATE_DATA_SE, sendMsn++,
+                    w.immediateData);
+            sent(w);
+            blocked = !engine.link.send(header, 0, n, null, 0, 0, w.txToken);
             return SEGMENT_LAST;
         }
         int headerLength = kind == KIND_WRITE ? TaggedHeaderFlyweight.HEADER_LENGTH
@@ -260,6 +300,13 @@ final class QpTxEngine {
         if (kind == KIND_SEND) {
             sendMsn++;
         }
+        sent(w);
+        blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
+        return SEGMENT_LAST;
+    }
+
+    /** Queues a WQE whose last FPDU is being handed to the link: it completes on its token. */
+    private void sent(SendWqe w) {
         w.txToken = nextToken++;
         w.txNext = null;
         if (sentTail == null) {
@@ -268,8 +315,6 @@ final class QpTxEngine {
             sentTail.txNext = w;
         }
         sentTail = w;
-        blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
-        return SEGMENT_LAST;
     }
 
     /** Whether a payload slice can still be read: its memory is alive (not a closed arena) and in range. */
@@ -285,6 +330,9 @@ final class QpTxEngine {
      * @return {@link #SEGMENT_MORE}, {@link #SEGMENT_LAST} or {@link #SEGMENT_FAILED}
      */
     private int sendResponseSegment() {
+        if (ird.headKind() == InboundReadQueue.ATOMIC) {
+            return sendAtomicResponse();
+        }
         if (ird.headKind() != InboundReadQueue.READ) {
             return sendCommitResponse();
         }
@@ -321,15 +369,57 @@ final class QpTxEngine {
      * the Terminate follows (C-FLUSH-021, C-VERIFY-016).
      */
     private int sendCommitResponse() {
-        int n = engine.commit.respond();
+        int n = engine.commit.respond(queue3Msn);
         if (n < 0) {
             responding = false;
             halted = true;
             return SEGMENT_FAILED;
         }
+        queue3Msn++;
         ird.pop();
         blocked = !engine.link.send(engine.commit.buffer(), 0, n, null, 0, 0);
         return SEGMENT_LAST;
+    }
+
+    /**
+     * Executes the RFC 7306 atomic at the IRD head and sends its Atomic Response on queue 3. It runs
+     * only now, when every earlier queue-1 request has generated its response (RFC 7306 §5.4 rules 5
+     * and 8, §7: Read → Atomic, Atomic → Atomic), and the memory is changed before the response goes
+     * to DDP (A-ATOM-082). The target STag is checked again first, as a Read Response's source
+     * (V-TERM-9): if it was invalidated, lost its right or memory since the request was validated,
+     * nothing is executed and the QP terminates instead (RFC 7306 §8.1 case 1).
+     */
+    private int sendAtomicResponse() {
+        MemorySegment target = ird.headSource();
+        long offset = ird.headSourceOffset();
+        AsyncEventType fault = targetFault(target, offset);
+        if (fault != null) {
+            responding = false;
+            halted = true;
+            engine.responseFailure(fault);
+            return SEGMENT_FAILED;
+        }
+        long original = RemoteAtomics.execute(target, offset, AtomicOpcode.fromWire(ird.headAopcode()),
+                ird.headAddOrSwapData(), ird.headAddOrSwapMask(), ird.headCompareData(), ird.headCompareMask());
+        int n = encoder.atomicResponse(header, 0, queue3Msn++, ird.headRequestId(), original);
+        ird.pop();
+        blocked = !engine.link.send(header, 0, n, null, 0, 0);
+        return SEGMENT_LAST;
+    }
+
+    /** Why the atomic at the IRD head cannot run on its target any more, or null when it can. */
+    private AsyncEventType targetFault(MemorySegment target, long offset) {
+        if (!readable(target, offset, AtomicOps.OPERAND_SIZE)) {
+            return AsyncEventType.LOCAL_QP_CATASTROPHIC;
+        }
+        StagBinding b = engine.stags.lookupValid(ird.headSourceStag());
+        if (b == null || b.memory() != target) {
+            return AsyncEventType.IRRQ_INVALID_STAG;
+        }
+        if (!AccessRights.has(b.rights(), AccessRights.REMOTE_ATOMIC)) {
+            return AsyncEventType.IRRQ_ACCESS_RIGHTS;
+        }
+        return b.contains(ird.headSourceTo(), AtomicOps.OPERAND_SIZE) ? null : AsyncEventType.IRRQ_BASE_BOUNDS;
     }
 
     /**

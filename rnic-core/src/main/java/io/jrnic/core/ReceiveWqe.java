@@ -21,6 +21,10 @@ public final class ReceiveWqe extends WorkQueueElement {
     boolean solicited;
     boolean stagInvalidated;
     int invalidatedStag;
+    /** Completed by an RFC 7306 Immediate Data message (set by the engine before the completion). */
+    boolean immediate;
+    /** The Immediate Data's 8 bytes. */
+    long immediateData;
 
     ReceiveWqe(int maxSge) {
         super(maxSge);
@@ -35,6 +39,8 @@ public final class ReceiveWqe extends WorkQueueElement {
         solicited = false;
         stagInvalidated = false;
         invalidatedStag = 0;
+        immediate = false;
+        immediateData = 0;
     }
 
     /**

@@ -60,6 +60,12 @@ public final class SendWqe extends WorkQueueElement {
     final long[] sgeOffset;
     /** Engine: next WQE in the engine's intrusive FIFOs (inbox, awaiting LLP hand-off). */
     SendWqe txNext;
+    // RFC 7306: atomic operands and Immediate Data (copied from the WR)
+    long addOrSwapData;
+    long addOrSwapMask;
+    long compareData;
+    long compareMask;
+    long immediateData;
     /** Engine: token of the last FPDU of this WQE's message. */
     long txToken;
 
@@ -99,6 +105,11 @@ public final class SendWqe extends WorkQueueElement {
         if (hash != null) {
             System.arraycopy(hash, 0, expectedHash, 0, hash.length);
         }
+        addOrSwapData = wr.addOrSwapData();
+        addOrSwapMask = wr.addOrSwapMask();
+        compareData = wr.compareData();
+        compareMask = wr.compareMask();
+        immediateData = wr.immediateData();
         postError = null;
         done = false;
         inFlight = false;

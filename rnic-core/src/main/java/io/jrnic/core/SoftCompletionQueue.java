@@ -40,6 +40,8 @@ final class SoftCompletionQueue implements CompletionQueue {
     private int[] invalidated;
     private boolean[] invalidatedFlags;
     private WorkQueueAccount[] accounts;
+    private boolean[] immediateFlags;
+    private long[] immediates;
     private int head;
     private int count;
     private boolean armedNext;
@@ -64,6 +66,8 @@ final class SoftCompletionQueue implements CompletionQueue {
         invalidated = new int[capacity];
         invalidatedFlags = new boolean[capacity];
         accounts = new WorkQueueAccount[capacity];
+        immediateFlags = new boolean[capacity];
+        immediates = new long[capacity];
     }
 
     boolean destroyed() {
@@ -105,6 +109,19 @@ final class SoftCompletionQueue implements CompletionQueue {
     synchronized boolean add(long wrId, Opcode opcode, WorkCompletionStatus status, int length, SoftQueuePair qp,
                              boolean stagInvalidated, int invalidatedStag, WorkQueueAccount account,
                              boolean solicited) {
+        return add(wrId, opcode, status, length, qp, stagInvalidated, invalidatedStag, account, solicited, false, 0);
+    }
+
+    /**
+     * Adds a completion that may carry RFC 7306 Immediate Data.
+     *
+     * @param immediate     whether {@code immediateData} is part of the completion
+     * @param immediateData the 8 bytes of an Immediate Data message
+     * @return false when the CQ is full (the entry is lost)
+     */
+    synchronized boolean add(long wrId, Opcode opcode, WorkCompletionStatus status, int length, SoftQueuePair qp,
+                             boolean stagInvalidated, int invalidatedStag, WorkQueueAccount account,
+                             boolean solicited, boolean immediate, long immediateData) {
         if (destroyed) {
             return true; // V-CQ-27: nothing is returned after destroy; nothing to report either
         }
@@ -124,6 +141,8 @@ final class SoftCompletionQueue implements CompletionQueue {
         invalidatedFlags[i] = stagInvalidated;
         invalidated[i] = invalidatedStag;
         accounts[i] = account;
+        immediateFlags[i] = immediate;
+        immediates[i] = immediateData;
         count++;
         if (armedNext || (armedSolicited && (solicited || status != WorkCompletionStatus.SUCCESS))) {
             armedNext = false;
@@ -161,6 +180,9 @@ final class SoftCompletionQueue implements CompletionQueue {
     private void take(WorkCompletion out) {
         int i = head;
         out.set(wrIds[i], opcodes[i], statuses[i], lengths[i], qps[i], invalidatedFlags[i], invalidated[i]);
+        if (immediateFlags[i]) {
+            out.immediateData(immediates[i]);
+        }
         WorkQueueAccount account = accounts[i];
         qps[i] = null;
         accounts[i] = null;
@@ -208,6 +230,8 @@ final class SoftCompletionQueue implements CompletionQueue {
             int[] inv = invalidated;
             boolean[] invf = invalidatedFlags;
             WorkQueueAccount[] a = accounts;
+            boolean[] imf = immediateFlags;
+            long[] im = immediates;
             int oldCap = w.length;
             allocate(minEntries);
             for (int k = 0; k < count; k++) { // V-CQ-20: no completion is lost
@@ -220,6 +244,8 @@ final class SoftCompletionQueue implements CompletionQueue {
                 invalidated[k] = inv[from];
                 invalidatedFlags[k] = invf[from];
                 accounts[k] = a[from];
+                immediateFlags[k] = imf[from];
+                immediates[k] = im[from];
             }
             head = 0;
             return minEntries;

@@ -10,11 +10,13 @@ import io.jrnic.api.QueuePairAttributes;
 import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.QueuePairModification;
 import io.jrnic.api.ReceiveWorkRequest;
+import io.jrnic.api.RnicExtension;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.rdmap.AtomicOps;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -239,6 +241,12 @@ final class SoftQueuePair implements QueuePair {
         if (op.isCommitDraft()) {
             CommitDraft.checkPost(rnic, op, n);
         }
+        if (op.isAtomic()) {
+            checkAtomicPost(wr, n);
+        }
+        if (op.isImmediateData()) {
+            checkImmediatePost(n);
+        }
         if (op.isWire()) {
             for (int i = 0; i < n; i++) {
                 if (wr.sgeLength(i) < 0) {
@@ -265,6 +273,38 @@ final class SoftQueuePair implements QueuePair {
         }
         sqAccount.acquire();
         sqTail++;
+    }
+
+    /**
+     * PostSQ checks of an RFC 7306 atomic: the RNIC offers {@link RnicExtension#ATOMICS}, and the
+     * one local SGE is the 8-byte result buffer. The remote TO is not checked here: its alignment
+     * is a property of the remote buffer, which the responder checks (RFC 7306 §8.2, 0/2/0x07).
+     */
+    private void checkAtomicPost(SendWorkRequest wr, int n) {
+        if (!rnic.offers(RnicExtension.ATOMICS)) {
+            throw new VerbsException(VerbsStatus.INVALID_OPERATION_TYPE, wr.opcode()
+                    + " needs the RNIC extension ATOMICS (RFC 7306 §5), which this RNIC does not offer");
+        }
+        if (n != 1 || wr.sgeLength(0) != AtomicOps.OPERAND_SIZE) {
+            throw new VerbsException(VerbsStatus.INVALID_SGL_FORMAT, wr.opcode()
+                    + " needs exactly one 8-byte local SGE for the original value, had " + n + " SGEs"
+                    + (n == 1 ? " of " + wr.sgeLength(0) + " bytes" : ""));
+        }
+        if (wr.inline()) {
+            throw new VerbsException(VerbsStatus.INVALID_OPERATION_TYPE, wr.opcode() + " cannot be inline");
+        }
+    }
+
+    /** PostSQ checks of RFC 7306 Immediate Data: the extension is offered and the WR has no SGE. */
+    private void checkImmediatePost(int n) {
+        if (!rnic.offers(RnicExtension.IMMEDIATE_DATA)) {
+            throw new VerbsException(VerbsStatus.INVALID_OPERATION_TYPE, "Immediate Data needs the RNIC"
+                    + " extension IMMEDIATE_DATA (RFC 7306 §6), which this RNIC does not offer");
+        }
+        if (n != 0) {
+            throw new VerbsException(VerbsStatus.INVALID_SGL_LENGTH,
+                    "Immediate Data carries its 8 bytes in the WR, not in SGEs; had " + n + " SGEs");
+        }
     }
 
     /** Copies inline payload into the WQE at post time; a bad SGE is reported when processed. */
@@ -380,11 +420,12 @@ final class SoftQueuePair implements QueuePair {
                     if (w.localFence && w.opcode == Opcode.INVALIDATE_LOCAL_STAG && sqHead != sqNext) {
                         break; // V-WRP-39: wait until every earlier WR completed
                     }
-                    if (w.readFence && (w.opcode.isSend() || w.opcode == Opcode.RDMA_WRITE) && readsOutstanding > 0) {
-                        break; // V-WRP-38
+                    if (w.readFence && (w.opcode.isSend() || w.opcode == Opcode.RDMA_WRITE
+                            || w.opcode.isImmediateData() || w.opcode.isAtomic()) && readsOutstanding > 0) {
+                        break; // V-WRP-38; RFC 7306 §7: atomics are fenced like Reads, Immediate Data like Sends
                     }
-                    if ((w.opcode.isRead() || w.opcode.isCommitDraft()) && ord > 0 && readsOutstanding >= ord) {
-                        break; // V-IRD-9: stall, SQ stays in order
+                    if (w.opcode.consumesOrd() && ord > 0 && readsOutstanding >= ord) {
+                        break; // V-IRD-9, RFC 7306 §5.2: Reads and atomics share ORD; stall, SQ stays in order
                     }
                     sqNext++;
                     WorkCompletionStatus error = execute(w);
@@ -397,8 +438,8 @@ final class SoftQueuePair implements QueuePair {
                     }
                     if (w.opcode.isWire()) {
                         w.inFlight = true;
-                        if (w.opcode.isRead() || w.opcode.isCommitDraft()) {
-                            readsOutstanding++; // draft §2.1: Flush, Verify, Atomic Write share ORD
+                        if (w.opcode.consumesOrd()) {
+                            readsOutstanding++; // Reads, atomics and the commit draft's requests share ORD
                         }
                         transport.transmit(w);
                     } else {
@@ -455,6 +496,19 @@ final class SoftQueuePair implements QueuePair {
         if (op.isCommitDraft()) {
             return CommitDraft.checkRequest(this, w, ord);
         }
+        if (op.isAtomic()) {
+            if (ord == 0) {
+                return WorkCompletionStatus.ZERO_RDMA_READ_RESOURCES; // RFC 7306 §5.2: atomics need ORD
+            }
+            if (w.remoteStag >>> 8 == 0) {
+                return WorkCompletionStatus.INVALID_STAG; // V-WR-50: STag 0 is never remote
+            }
+            // the result buffer: the original value is written there (V-MR-76 Local Write)
+            return rnic.stags.checkLocal(w.stags[0], w.tos[0], w.lengths[0], pd, privileged, AccessRights.LOCAL_WRITE);
+        }
+        if (op.isImmediateData()) {
+            return null; // RFC 7306 §6: no local memory
+        }
         return switch (op) {
             case BIND_MW -> rnic.memory.bind(this, w);
             case FAST_REGISTER -> rnic.memory.fastRegister(this, w);
@@ -487,8 +541,10 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private void emitReceive(ReceiveWqe w) {
-        boolean added = receiveCq.add(w.wrId, Opcode.RECEIVE, w.status, w.byteLength, this, w.stagInvalidated,
-                w.invalidatedStag, w.account, w.solicited);
+        // RFC 7306 §6.1: an Immediate Data message completes the receive with its 8 bytes (AMB-32)
+        Opcode op = !w.immediate ? Opcode.RECEIVE : w.solicited ? Opcode.IMMEDIATE_DATA_SE : Opcode.IMMEDIATE_DATA;
+        boolean added = receiveCq.add(w.wrId, op, w.status, w.byteLength, this, w.stagInvalidated,
+                w.invalidatedStag, w.account, w.solicited, w.immediate, w.immediateData);
         if (!added) {
             w.account.release();
         }
@@ -843,8 +899,10 @@ final class SoftQueuePair implements QueuePair {
                     }
                     w.inFlight = false;
                     WorkCompletionStatus st = status;
-                    if (w.opcode.isRead() || w.opcode.isCommitDraft()) {
+                    if (w.opcode.consumesOrd()) {
                         readsOutstanding--;
+                    }
+                    if (w.opcode.isRead()) {
                         if (st == WorkCompletionStatus.SUCCESS && w.opcode == Opcode.RDMA_READ_INVALIDATE) {
                             // V-WRP-32: invalidate after the data is placed, before the WC is visible
                             WorkCompletionStatus inv = rnic.memory.invalidateLocal(SoftQueuePair.this, w.stags[0]);

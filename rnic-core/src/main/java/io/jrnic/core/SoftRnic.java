@@ -63,16 +63,6 @@ public final class SoftRnic implements Rnic {
     private final SoftConnectionManager connections = new SoftConnectionManager(this);
     private volatile boolean open = true;
 
-    /**
-     * Whether the RNIC advertises a protocol extension ({@link RnicConfig#extensions(Set)}).
-     *
-     * @param extension the extension
-     * @return true when enabled
-     */
-    boolean hasExtension(RnicExtension extension) {
-        return extensions.contains(extension);
-    }
-
     private SoftRnic(RnicConfig config) {
         this.config = snapshot(config);
         this.extensions = config.extensions();
@@ -135,6 +125,14 @@ public final class SoftRnic implements Rnic {
             throw new VerbsException(VerbsStatus.RNIC_IN_USE, "RNIC " + config.name() + " is already open (V-RNIC-7)");
         }
         return rnic;
+    }
+
+    /**
+     * Whether this RNIC offers a protocol extension (RnicConfig.extensions): RFC 7306 atomics and
+     * Immediate Data are posted, accepted and executed only when offered.
+     */
+    boolean offers(RnicExtension extension) {
+        return extensions.contains(extension);
     }
 
     RnicConfig config() {

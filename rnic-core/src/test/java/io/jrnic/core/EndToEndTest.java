@@ -282,9 +282,11 @@ class EndToEndTest extends LoopbackFixture {
         List<WorkCompletion> atA = a.completions(2);
         assertThat(atA).extracting(WorkCompletion::wrId).containsExactly(1L, 2L);
         // the Read never got its data: it ends in error (today FLUSHED, Verbs §6.6.2.4 "may entail loss of
-        // data"); the Send behind it carries no fence, went to the LLP at once and completed (in SQ order)
+        // data"); the Send behind it carries no fence: it completed if it reached the LLP before the
+        // Terminate arrived, else TX stopped before it (Verbs §6.4 #3, V-TERM-7) and it is flushed --
+        // which one depends on thread timing; either way in SQ order and exactly once
         assertThat(atA.get(0).status()).isIn(WorkCompletionStatus.FLUSHED, WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
-        assertThat(atA.get(1).status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(atA.get(1).status()).isIn(WorkCompletionStatus.SUCCESS, WorkCompletionStatus.FLUSHED);
         awaitState(p.qpA(), QpState.ERROR);
         awaitState(p.qpB(), QpState.ERROR);
         // Layer RDMAP (0), EType remote protection error (1), code invalid STag (0): RFC 5040 §7.4

@@ -203,8 +203,9 @@ class EngineErrorTest extends EngineFixture {
 
     @Test
     void reservedOpcodeIsUnexpectedOpcode_R_HDR_027_R_ERR_021() {
+        extensions = java.util.EnumSet.of(io.jrnic.api.RnicExtension.INLINE_DATA); // no RFC 7306
         engineWithRawPeer();
-        byte[] s = Wire.untagged(0x8, true, 0, 0, 1, 0, PAYLOAD); // Immediate Data: not enabled (RFC 5040 only)
+        byte[] s = Wire.untagged(0x8, true, 0, 0, 1, 0, PAYLOAD); // Immediate Data: not enabled
         raw.send(s);
         byte[] t = awaitTerminate();
         assertBytes(t, Wire.TERMINATE_HEADER + " 0206c000 0010 " + header(s, 18));

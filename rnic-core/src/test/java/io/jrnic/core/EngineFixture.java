@@ -41,6 +41,8 @@ abstract class EngineFixture {
     MemoryLinkPair link;
     final List<Side> sides = new ArrayList<>();
     RawPeer raw;
+    /** The extensions the next RNICs offer; null: the RnicConfig default (all). */
+    java.util.Set<io.jrnic.api.RnicExtension> extensions;
 
     /** One RNIC with a PD, a CQ, a QP on an engine, and its async events. */
     static final class Side {
@@ -77,7 +79,11 @@ abstract class EngineFixture {
 
     Side side(FpduLink l) {
         Side s = new Side();
-        s.rnic = SoftRnic.open(new RnicConfig().name("engine-" + NAMES.incrementAndGet()));
+        RnicConfig config = new RnicConfig().name("engine-" + NAMES.incrementAndGet());
+        if (extensions != null) {
+            config.extensions(extensions);
+        }
+        s.rnic = SoftRnic.open(config);
         s.rnic.setAsyncEventHandler((r, e) -> s.events.add(e));
         s.pd = s.rnic.allocatePd();
         int handler = s.rnic.setCompletionEventHandler(0, (r, cq) -> s.notifications.incrementAndGet());
@@ -135,8 +141,12 @@ abstract class EngineFixture {
         await(() -> {
             WorkCompletion wc = new WorkCompletion();
             while (s.cq.poll(wc)) {
-                s.completions.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
-                        wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag()));
+                WorkCompletion copy = new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
+                        wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag());
+                if (wc.hasImmediateData()) {
+                    copy.immediateData(wc.immediateData());
+                }
+                s.completions.add(copy);
             }
             return s.completions.size() >= n;
         }, n + " completions on " + s.qp);

@@ -165,8 +165,9 @@ abstract class LoopbackFixture {
         }
 
         private static WorkCompletion copy(WorkCompletion wc) {
-            return new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(), wc.queuePair(),
-                    wc.stagInvalidated(), wc.invalidatedStag());
+            WorkCompletion c = new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
+                    wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag());
+            return wc.hasImmediateData() ? c.immediateData(wc.immediateData()) : c;
         }
     }
 
