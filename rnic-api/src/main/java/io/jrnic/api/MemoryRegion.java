@@ -64,8 +64,31 @@ public interface MemoryRegion extends AutoCloseable {
      * @param remoteAccess   new Remote Access Flag
      * @return the new STag
      */
+    default int reregister(ProtectionDomain pd, MemorySegment memory, int accessRights, int key,
+                           AddressType addressType, long virtualAddress, boolean remoteAccess) {
+        return reregister(pd, memory, accessRights, key, addressType, virtualAddress, remoteAccess,
+                VerifyHash.SHA_256);
+    }
+
+    /**
+     * RI-Reregister Non-Shared Memory Region with a new Verify hash (C-VERIFY-002, C-ATTR-004):
+     * like every other attribute, the hash is given anew; the overload without it sets
+     * {@link VerifyHash#SHA_256}. It is swapped together with the mapping, so a Verify sees the old
+     * memory with the old hash or the new memory with the new hash.
+     *
+     * @param pd             the new PD
+     * @param memory         the new native memory
+     * @param accessRights   new rights
+     * @param key            new key
+     * @param addressType    VA-based or zero-based
+     * @param virtualAddress base VA for VA-based
+     * @param remoteAccess   new Remote Access Flag
+     * @param verifyHash     the new Verify hash
+     * @return the new STag
+     * @throws NullPointerException for a null {@code verifyHash} (the registration is then unchanged)
+     */
     int reregister(ProtectionDomain pd, MemorySegment memory, int accessRights, int key, AddressType addressType,
-                   long virtualAddress, boolean remoteAccess);
+                   long virtualAddress, boolean remoteAccess, VerifyHash verifyHash);
 
     /**
      * Deallocate STag (Verbs §7.9, §9.2.6.4).

@@ -14,8 +14,10 @@ package io.jrnic.api;
  * @param length        length in bytes
  * @param pblEntries    physical buffer entries allocated (pages)
  * @param boundWindows  number of windows currently bound to the region
+ * @param verifyHash    the hash an RDMA Verify of the region computes (C-VERIFY-002, C-ATTR-004);
+ *                      {@link VerifyHash#SHA_256} while Invalid (a Fast-Register sets it anew)
  */
 public record MemoryRegionAttributes(int stag, StagState state, boolean shared, int pdId, boolean remoteAccess,
                                      int accessRights, AddressType addressType, long baseTo, long length,
-                                     int pblEntries, int boundWindows) {
+                                     int pblEntries, int boundWindows, VerifyHash verifyHash) {
 }

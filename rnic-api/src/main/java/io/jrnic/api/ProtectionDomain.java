@@ -31,8 +31,30 @@ public interface ProtectionDomain extends AutoCloseable {
      * @throws VerbsException INVALID_ACCESS_RIGHTS, INVALID_VA, INVALID_LENGTH, INVALID_PBL_ENTRY,
      *                        INSUFFICIENT_RESOURCES, INVALID_PD_ID
      */
+    default MemoryRegion registerMemory(MemorySegment memory, int accessRights, int key, AddressType addressType,
+                                        long virtualAddress, boolean remoteAccess) {
+        return registerMemory(memory, accessRights, key, addressType, virtualAddress, remoteAccess,
+                VerifyHash.SHA_256);
+    }
+
+    /**
+     * RI-Register Non-Shared Memory Region with the hash an RDMA Verify of the region (or of a
+     * window bound to it) computes (draft-talpey-rdma-commit-01 §2.4, C-VERIFY-002, C-ATTR-004).
+     * The other registration verbs use {@link VerifyHash#SHA_256}.
+     *
+     * @param memory         the caller's native segment (its bytes become the region)
+     * @param accessRights   {@link AccessRights} bits; Figure 18 combinations only
+     * @param key            consumer STag key (low 8 bits used)
+     * @param addressType    VA-based or zero-based
+     * @param virtualAddress the TO of the first byte for VA-based (ignored for zero-based)
+     * @param remoteAccess   the Remote Access Flag
+     * @param verifyHash     the region's Verify hash (checked when it was built)
+     * @return the region, Valid; {@link MemoryRegionAttributes#verifyHash()} names the hash
+     * @throws VerbsException       as {@link #registerMemory(MemorySegment, int, int, AddressType, long, boolean)}
+     * @throws NullPointerException for a null {@code verifyHash}
+     */
     MemoryRegion registerMemory(MemorySegment memory, int accessRights, int key, AddressType addressType,
-                                long virtualAddress, boolean remoteAccess);
+                                long virtualAddress, boolean remoteAccess, VerifyHash verifyHash);
 
     /**
      * Registers a native segment VA-based at its own address, key 0, with the Remote Access Flag
@@ -83,8 +105,27 @@ public interface ProtectionDomain extends AutoCloseable {
      * @return the new shared region, Valid
      * @throws VerbsException INVALID_STAG_INDEX, INVALID_VA, INVALID_ACCESS_RIGHTS, INVALID_PD_ID
      */
+    default MemoryRegion registerSharedMemory(int existingStag, int accessRights, int key, AddressType addressType,
+                                              long virtualAddress) {
+        return registerSharedMemory(existingStag, accessRights, key, addressType, virtualAddress, VerifyHash.SHA_256);
+    }
+
+    /**
+     * Register Shared Memory Region with its own Verify hash: a shared region is a registration of
+     * its own, so it does not inherit the existing region's hash (C-VERIFY-002, C-ATTR-004).
+     *
+     * @param existingStag   full STag (index and key) of the existing region; the key must match
+     * @param accessRights   rights of the new region
+     * @param key            key of the new STag
+     * @param addressType    VA-based or zero-based
+     * @param virtualAddress base VA for VA-based
+     * @param verifyHash     the new region's Verify hash
+     * @return the new shared region, Valid
+     * @throws VerbsException       as {@link #registerSharedMemory(int, int, int, AddressType, long)}
+     * @throws NullPointerException for a null {@code verifyHash}
+     */
     MemoryRegion registerSharedMemory(int existingStag, int accessRights, int key, AddressType addressType,
-                                      long virtualAddress);
+                                      long virtualAddress, VerifyHash verifyHash);
 
     /**
      * Allocate Memory Window (Verbs §7.10.1, §9.2.6.7).

@@ -11,7 +11,8 @@ import java.lang.foreign.MemorySegment;
  *       Write sink; {@link #invalidateStag(int)} the remote STag of Send with Invalidate.</li>
  *   <li>RDMA Read types: exactly one SGE is the local sink; {@link #remote(int, long)} the source.</li>
  *   <li>Bind: {@link #bind(int, int, long, long, AddressType, int)}.</li>
- *   <li>Fast-Register: {@link #fastRegister(int, MemorySegment, int, AddressType, long)}.</li>
+ *   <li>Fast-Register: {@link #fastRegister(int, MemorySegment, int, AddressType, long)} and
+ *       optionally {@link #verifyHash(VerifyHash)}.</li>
  *   <li>Invalidate Local STag: {@link #invalidateStag(int)} and optionally {@link #localFence(boolean)}.</li>
  *   <li>draft-talpey-rdma-commit-01: {@link #flush(int, long, int, int)},
  *       {@link #verify(int, long, int, byte[])} (at most one SGE, the local sink of the computed
@@ -49,6 +50,7 @@ public final class SendWorkRequest extends ScatterGatherList {
     private int flushFlags;
     private long atomicWriteData;
     private byte[] expectedHash;
+    private VerifyHash verifyHash;
 
     /** RDMA Flush disposition: make the range persistent (draft §3.1.1.1, flag 0x01). */
     public static final int FLUSH_PERSISTENCE = 0x01;
@@ -108,6 +110,7 @@ public final class SendWorkRequest extends ScatterGatherList {
         flushFlags = 0;
         atomicWriteData = 0;
         expectedHash = null;
+        verifyHash = null;
         addOrSwapData = 0;
         addOrSwapMask = 0;
         compareData = 0;
@@ -267,6 +270,28 @@ public final class SendWorkRequest extends ScatterGatherList {
     }
 
     /**
+     * The Verify hash a Fast-Register binds to the region (draft-talpey-rdma-commit-01 §2.4,
+     * C-VERIFY-002); without it (or after {@link #reset()}) the region gets {@link VerifyHash#SHA_256}.
+     * Ignored by every other operation type.
+     *
+     * @param verifyHash the region's hash, or null for the default
+     * @return this
+     */
+    public SendWorkRequest verifyHash(VerifyHash verifyHash) {
+        this.verifyHash = verifyHash;
+        return this;
+    }
+
+    /**
+     * The Verify hash of a Fast-Register.
+     *
+     * @return the hash, or null for the default {@link VerifyHash#SHA_256}
+     */
+    public VerifyHash verifyHash() {
+        return verifyHash;
+    }
+
+    /**
      * RDMA Flush (draft-talpey-rdma-commit-01 §3.1.1): asks the peer to make the bytes
      * {@code [to, to + length)} of its {@code stag} persistent and/or globally visible, after every
      * earlier RDMA Write of this QP was placed. Flags 0 are an ordering barrier (checklist AMB-56);
@@ -295,8 +320,11 @@ public final class SendWorkRequest extends ScatterGatherList {
     /**
      * RDMA Verify (draft-talpey-rdma-commit-01 §3.1.2): the peer hashes {@code [to, to + length)} of
      * its {@code stag} and, when {@code expectedHash} is given, compares it: a mismatch terminates
-     * the connection. The computed hash (jrnic: SHA-256, 32 bytes) is written into this request's
-     * SGE when it has one (Local Write). The array is copied at post time.
+     * the connection. The hash algorithm is the one the peer bound to its region at registration
+     * ({@link VerifyHash}, SHA-256 by default), known out of band: an expected hash of another
+     * length than that algorithm's output fails like a mismatch. The computed hash (the Verify
+     * Response, 1 to {@link #MAX_HASH_LENGTH} bytes) is written into this request's SGE when it has
+     * one (Local Write); a shorter SGE receives the leading bytes. The array is copied at post time.
      *
      * @param stag         the remote STag
      * @param to           the remote TO of the first byte

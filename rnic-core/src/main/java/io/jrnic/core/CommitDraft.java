@@ -8,6 +8,7 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.StagState;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
+import io.jrnic.api.VerifyHash;
 import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.ddp.UntaggedHeaderFlyweight;
 import io.jrnic.rdmap.AtomicWriteRequestHeaderFlyweight;
@@ -23,7 +24,6 @@ import io.jrnic.rdmap.VerifyRequestHeaderFlyweight;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.security.DigestException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
@@ -39,7 +39,7 @@ import java.security.NoSuchAlgorithmException;
  *      ORD slot (kind)        with Read Requests       alignment ─► IRD slot (kind) ─ Terminate on error
  *                                                  IRD head (TX): execute
  *                                                    Flush: fullFence; force() for persistence
- *                                                    Verify: SHA-256 over the range, compare
+ *                                                    Verify: the region's hash over the range, compare
  *                                                    AW: one aligned 8-byte setVolatile
  *  ORD head completes ◄──────── QN 3 Response ───── response (Verify: the hash), or Terminate
  * </pre>
@@ -53,18 +53,29 @@ import java.security.NoSuchAlgorithmException;
  * placement and execution happen on the engine's event loop, so "prior placements" are earlier in
  * program order on one thread; the fence publishes them to every other thread (AMB-62).
  *
- * <p><b>Hash.</b> The draft leaves the algorithm to the region (C-VERIFY-002); jrnic uses SHA-256
- * from the JDK for every region (32 bytes, {@link #HASH_LENGTH}). An expected hash of another length
- * is refused with 0/2/0xFF (AMB-49), as a mismatch is.
+ * <p><b>Hash.</b> The draft leaves the algorithm (and any key) to the region, chosen at local
+ * registration and known to the requester out of band (§2.4, C-VERIFY-002, C-ATTR-004): each
+ * {@link StagBinding} carries its {@link VerifyHash} (a window's is its region's; SHA-256, 32 bytes,
+ * when the registration named none, and for a zero-length Verify, whose STag is not looked at). The
+ * responder refuses an expected hash whose length is not the region's output length with 0/2/0xFF
+ * (AMB-49), as a mismatch, at Delivery and again at execution; its Verify Response carries exactly
+ * the output length. The requester accepts a Verify Response of 1 to
+ * {@link SendWorkRequest#MAX_HASH_LENGTH} bytes, and when it sent an expected hash only one of that
+ * hash's length (a successful responder computed a hash of the same length); anything else is
+ * 0/2/0xFF. Its hash sink receives the leading bytes that fit. One {@link VerifyHasher} per hash
+ * is cached per engine ({@link #MAX_HASHERS} at most, then reused round robin), so a Verify allocates
+ * nothing.
  *
  * <p>Thread safety: confined to the engine's event loop, except the static checks, which run under
  * the QP's lock.
  */
 final class CommitDraft {
-    /** The Verify hash algorithm (JDK {@link MessageDigest} name). */
+    /** The default Verify hash algorithm (JDK {@link MessageDigest} name, {@link VerifyHash#SHA_256}). */
     static final String HASH_ALGORITHM = "SHA-256";
     /** Bytes of a {@link #HASH_ALGORITHM} hash. */
     static final int HASH_LENGTH = 32;
+    /** Hashers cached per engine: the distinct Verify hashes one connection's regions use at once. */
+    static final int MAX_HASHERS = 16;
     /** Atomic Write store: native byte order (AMB-27), 8-byte aligned, one indivisible access (C-AW-012). */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int CHUNK = 4096;
@@ -82,10 +93,15 @@ final class CommitDraft {
     private final VerifyRequestHeaderFlyweight verify = new VerifyRequestHeaderFlyweight();
     private final AtomicWriteRequestHeaderFlyweight atomicWrite = new AtomicWriteRequestHeaderFlyweight();
     private final UntaggedHeaderFlyweight requestHeader = new UntaggedHeaderFlyweight();
-    private MessageDigest digest;
     private final byte[] chunk = new byte[CHUNK];
-    private final byte[] computed = new byte[HASH_LENGTH];
-    private final MemorySegment computedSegment = MemorySegment.ofArray(computed);
+    /** One per Verify hash in use, created on first use (C-VERIFY-002). */
+    private final VerifyHasher[] hashers = new VerifyHasher[MAX_HASHERS];
+    private int hasherCount;
+    private int nextEvicted;
+    /** The hasher of the last successful {@link #verify}: its output is the response. */
+    private VerifyHasher computed;
+    /** The binding {@link #recheck} found for the IRD head. */
+    private StagBinding target;
     private AsyncEventType event;
 
     CommitDraft(QpEngine engine, SoftRnic rnic) {
@@ -232,7 +248,7 @@ final class CommitDraft {
             return RdmapError.UNEXPECTED_OPCODE;
         }
         RdmapError lengthError = RdmapValidator.validateLength(op, length);
-        if (lengthError != null || op == RdmapOpcode.VERIFY_RESPONSE && length != HASH_LENGTH) {
+        if (lengthError != null || op == RdmapOpcode.VERIFY_RESPONSE && !verifyResponseLength(ord.head(), length)) {
             event = AsyncEventType.INVALID_READ_REQUEST; // AMB-45: 0/2/0xFF
             return RdmapError.OPERATION_UNSPECIFIED;
         }
@@ -241,7 +257,7 @@ final class CommitDraft {
         if (op == RdmapOpcode.VERIFY_RESPONSE && w.sgeCount == 1 && w.lengths[0] != 0) {
             // the hash sink is local memory: checked again now (it may have been invalidated since
             // the WQE was processed); a sink that went away fails the WQE, a local error (V-TERM-8)
-            long n = Math.min(HASH_LENGTH, w.lengths[0] & 0xFFFF_FFFFL);
+            long n = Math.min(length, w.lengths[0] & 0xFFFF_FFFFL);
             SoftQueuePair qp = engine.qp;
             status = engine.stags.checkLocal(w.stags[0], w.tos[0], n, qp.pd(), qp.privileged(),
                     AccessRights.LOCAL_WRITE);
@@ -256,6 +272,19 @@ final class CommitDraft {
         }
         engine.upcalls.sendCompleted(w, status);
         return null;
+    }
+
+    /**
+     * What the requester checks of a Verify Response's length (C-VERIFY-002): the algorithm is the
+     * peer region's, so any hash of 1 to {@link SendWorkRequest#MAX_HASH_LENGTH} bytes; when the
+     * request carried an expected hash, the peer only answers after matching it, so the response
+     * has its length.
+     */
+    private static boolean verifyResponseLength(SendWqe w, long length) {
+        if (length < 1 || length > SendWorkRequest.MAX_HASH_LENGTH) {
+            return false;
+        }
+        return w.expectedHashLength == 0 || length == w.expectedHashLength;
     }
 
     // ---- responder ----------------------------------------------------------------------------
@@ -275,8 +304,7 @@ final class CommitDraft {
     RdmapError accept(RdmapOpcode op, MemorySegment segment, long at, long length, MemorySegment ddpHeader) {
         RdmapError lengthError = RdmapValidator.validateLength(op, length);
         if (lengthError != null || op == RdmapOpcode.VERIFY_REQUEST
-                && length > VerifyRequestHeaderFlyweight.FIXED_LENGTH
-                && length != VerifyRequestHeaderFlyweight.FIXED_LENGTH + HASH_LENGTH) {
+                && length > VerifyRequestHeaderFlyweight.FIXED_LENGTH + SendWorkRequest.MAX_HASH_LENGTH) {
             event = AsyncEventType.INVALID_READ_REQUEST; // AMB-45, AMB-49: 0/2/0xFF
             return RdmapError.OPERATION_UNSPECIFIED;
         }
@@ -346,8 +374,16 @@ final class CommitDraft {
                 event = AsyncEventType.LOCAL_QP_CATASTROPHIC; // C-AW-019, RFC 7306 §8.2: 0/2/0x07
                 return RdmapError.CATASTROPHIC_LOCALIZED;
             }
+            if (hashLength != 0 && hashLength != b.verifyHash().outputLength()) {
+                event = AsyncEventType.INVALID_READ_REQUEST; // C-VERIFY-002, AMB-49: as a mismatch, 0/2/0xFF
+                return RdmapError.OPERATION_UNSPECIFIED;
+            }
         } else {
             stag = 0;
+            if (hashLength != 0 && hashLength != VerifyHash.SHA_256.outputLength()) {
+                event = AsyncEventType.INVALID_READ_REQUEST; // no region: the default hash (AMB-49)
+                return RdmapError.OPERATION_UNSPECIFIED;
+            }
         }
         long hashOffset = op == RdmapOpcode.VERIFY_REQUEST ? verify.hashOffset() : 0;
         ird.addCommit(kind, stag, to, size, memory, memoryOffset, flags, data, segment, hashOffset, hashLength,
@@ -420,7 +456,8 @@ final class CommitDraft {
         if (error == null) {
             error = switch (kind) {
                 case InboundReadQueue.FLUSH -> flush(ird.headFlags(), memory, offset, size);
-                case InboundReadQueue.VERIFY -> verify(ird, memory, offset, size);
+                case InboundReadQueue.VERIFY -> verify(ird, size == 0 ? VerifyHash.SHA_256 : target.verifyHash(),
+                        memory, offset, size);
                 default -> {
                     // C-AW-012: one aligned 8-byte store; wire big-endian, memory native (AMB-27);
                     // setVolatile also orders it after every earlier placement of this loop (C-AW-018)
@@ -438,7 +475,8 @@ final class CommitDraft {
         }
         return switch (kind) {
             case InboundReadQueue.FLUSH -> encoder.flushResponse(buffer, 0, msn);
-            case InboundReadQueue.VERIFY -> encoder.verifyResponse(buffer, 0, msn, computedSegment, 0, HASH_LENGTH);
+            case InboundReadQueue.VERIFY -> encoder.verifyResponse(buffer, 0, msn, computed.outputSegment(), 0,
+                    computed.hash().outputLength());
             default -> encoder.atomicWriteResponse(buffer, 0, msn);
         };
     }
@@ -454,6 +492,7 @@ final class CommitDraft {
             event = AsyncEventType.IRRQ_INVALID_STAG;
             return RdmapError.INVALID_STAG;
         }
+        target = b;
         int kind = ird.headKind();
         int need = kind == InboundReadQueue.VERIFY ? AccessRights.VERIFIABLE
                 : kind == InboundReadQueue.ATOMIC_WRITE ? AccessRights.REMOTE_WRITE
@@ -494,29 +533,32 @@ final class CommitDraft {
         }
     }
 
-    /** Draft §3.1.2: SHA-256 over every byte of the range, compared with the expected hash if any. */
-    private RdmapError verify(InboundReadQueue ird, MemorySegment memory, long offset, long size) {
+    /**
+     * Draft §3.1.2: the region's hash over every byte of the range, compared with the expected hash
+     * if any; an expected hash of another length never matches (AMB-49).
+     */
+    private RdmapError verify(InboundReadQueue ird, VerifyHash hash, MemorySegment memory, long offset, long size) {
         VarHandle.fullFence(); // reads see every earlier placement (C-VERIFY-040/041)
-        MessageDigest d = digest();
+        VerifyHasher h = hasher(hash);
+        h.start();
         for (long done = 0; done < size; ) {
             int n = (int) Math.min(CHUNK, size - done);
             MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset + done, chunk, 0, n);
-            d.update(chunk, 0, n);
+            h.update(chunk, 0, n);
             done += n;
         }
-        try {
-            d.digest(computed, 0, HASH_LENGTH);
-        } catch (DigestException e) {
-            throw new IllegalStateException("SHA-256 digest of " + HASH_LENGTH + " bytes failed", e);
-        }
+        h.finish();
+        computed = h;
         int expectedLength = ird.headHashLength();
         if (expectedLength == 0) {
             return null; // a scrub: the hash is only returned (C-VERIFY-001)
         }
+        int outputLength = hash.outputLength();
         byte[] expected = ird.headHash();
-        boolean equal = expectedLength == HASH_LENGTH;
-        for (int i = 0; equal && i < HASH_LENGTH; i++) {
-            equal = expected[i] == computed[i];
+        byte[] output = h.output();
+        boolean equal = expectedLength == outputLength;
+        for (int i = 0; equal && i < outputLength; i++) {
+            equal = expected[i] == output[i];
         }
         if (!equal) {
             event = AsyncEventType.INVALID_READ_REQUEST; // C-VERIFY-014, C-FLUSH-055: 0/2/0xFF
@@ -525,19 +567,28 @@ final class CommitDraft {
         return null;
     }
 
-    private MessageDigest digest() {
-        if (digest == null) {
-            try {
-                digest = MessageDigest.getInstance(HASH_ALGORITHM);
-            } catch (NoSuchAlgorithmException e) {
-                throw new IllegalStateException("the JDK lacks " + HASH_ALGORITHM, e);
+    /**
+     * The cached hasher of a Verify hash, created on its first use; beyond {@link #MAX_HASHERS}
+     * distinct hashes the oldest slot is reused round robin. The lookup allocates nothing.
+     */
+    private VerifyHasher hasher(VerifyHash hash) {
+        for (int i = 0; i < hasherCount; i++) {
+            VerifyHasher h = hashers[i];
+            if (h.hash() == hash || h.hash().equals(hash)) {
+                return h;
             }
         }
-        digest.reset();
-        return digest;
+        VerifyHasher h = new VerifyHasher(hash);
+        if (hasherCount < MAX_HASHERS) {
+            hashers[hasherCount++] = h;
+        } else {
+            hashers[nextEvicted] = h;
+            nextEvicted = (nextEvicted + 1) % MAX_HASHERS;
+        }
+        return h;
     }
 
-    /** The hash jrnic's responder computes over the bytes (tests, and ULPs that precompute it). */
+    /** The hash jrnic's responder computes over the bytes of a default (SHA-256) region (tests). */
     static byte[] hash(byte[] data) {
         try {
             return MessageDigest.getInstance(HASH_ALGORITHM).digest(data);

@@ -6,11 +6,13 @@ import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.StagState;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
+import io.jrnic.api.VerifyHash;
 import io.jrnic.api.WorkCompletionStatus;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Memory management of one RNIC (Verbs 1.0 chapter 7, §9.2.6): registration, shared regions,
@@ -120,9 +122,10 @@ final class MemoryManager {
     }
 
     private static StagBinding validBinding(int key, SoftProtectionDomain pd, int rights, AddressType type, long va,
-                                            MemorySegment memory) {
+                                            MemorySegment memory, VerifyHash verifyHash) {
         long base = type == AddressType.ZERO_BASED ? 0 : va;
-        return new StagBinding(key, StagState.VALID, pd, -1, rights, type, base, memory.byteSize(), memory, null);
+        return new StagBinding(key, StagState.VALID, pd, -1, rights, type, base, memory.byteSize(), memory, null,
+                verifyHash);
     }
 
     private int reserveRegionIndex() {
@@ -139,14 +142,15 @@ final class MemoryManager {
 
     /** RI-Register Non-Shared Memory Region (Verbs §7.3.2.2). */
     SoftMemoryRegion register(SoftProtectionDomain pd, MemorySegment memory, int rights, int key, AddressType type,
-                              long va, boolean remoteAccess) {
+                              long va, boolean remoteAccess, VerifyHash verifyHash) {
+        Objects.requireNonNull(verifyHash, "verifyHash");
         checkKey(key);
         synchronized (rnic.memoryLock) {
             rnic.checkOpen();
             pdOf(rnic, pd);
             validate(memory, rights, type, va, remoteAccess);
             int index = reserveRegionIndex();
-            SoftMemoryRegion mr = new SoftMemoryRegion(rnic, index, validBinding(key, pd, rights, type, va, memory),
+            SoftMemoryRegion mr = new SoftMemoryRegion(rnic, index, validBinding(key, pd, rights, type, va, memory, verifyHash),
                     remoteAccess, (int) pblEntries(memory));
             pd.users.incrementAndGet();
             table.publish(mr);
@@ -172,7 +176,8 @@ final class MemoryManager {
 
     /** Register Shared Memory Region (Verbs §7.3.2.4). */
     SoftMemoryRegion registerShared(SoftProtectionDomain pd, int existingStag, int rights, int key,
-                                    AddressType type, long va) {
+                                    AddressType type, long va, VerifyHash verifyHash) {
+        Objects.requireNonNull(verifyHash, "verifyHash");
         checkKey(key);
         synchronized (rnic.memoryLock) {
             rnic.checkOpen();
@@ -193,7 +198,8 @@ final class MemoryManager {
             boolean remote = (rights & AccessRights.REMOTE_MASK) != 0;
             validate(b.memory(), rights, type, va, remote);
             int index = reserveRegionIndex();
-            SoftMemoryRegion mr = new SoftMemoryRegion(rnic, index, validBinding(key, pd, rights, type, va, b.memory()),
+            SoftMemoryRegion mr = new SoftMemoryRegion(rnic, index, validBinding(key, pd, rights, type, va, b.memory(),
+                    verifyHash),
                     remote, existing.maxPblEntries);
             mr.shared = true;
             existing.shared = true; // V-MR-60: permanently Shared, nothing else changes
@@ -209,16 +215,17 @@ final class MemoryManager {
      * reregistration failed and deallocated the region (V-MR-51).
      */
     int reregister(SoftMemoryRegion mr, ProtectionDomain newPd, MemorySegment memory, int rights, int key,
-                   AddressType type, long va, boolean remoteAccess) {
+                   AddressType type, long va, boolean remoteAccess, VerifyHash verifyHash) {
+        Objects.requireNonNull(verifyHash, "verifyHash"); // before anything changes: the region stays
         try {
-            return reregisterLocked(mr, newPd, memory, rights, key, type, va, remoteAccess);
+            return reregisterLocked(mr, newPd, memory, rights, key, type, va, remoteAccess, verifyHash);
         } finally {
             mr.fence.awaitPlacements();
         }
     }
 
     private int reregisterLocked(SoftMemoryRegion mr, ProtectionDomain newPd, MemorySegment memory, int rights,
-                                 int key, AddressType type, long va, boolean remoteAccess) {
+                                 int key, AddressType type, long va, boolean remoteAccess, VerifyHash verifyHash) {
         checkKey(key);
         synchronized (rnic.memoryLock) {
             rnic.checkOpen();
@@ -242,7 +249,8 @@ final class MemoryManager {
             pd.users.incrementAndGet();
             mr.remoteAccess = remoteAccess;
             mr.maxPblEntries = (int) pblEntries(memory);
-            mr.binding = validBinding(key, pd, rights, type, va, memory); // one volatile swap (V-MR-54)
+            // one volatile swap (V-MR-54): memory and Verify hash change together
+            mr.binding = validBinding(key, pd, rights, type, va, memory, verifyHash);
             return mr.stag();
         }
     }
@@ -269,7 +277,7 @@ final class MemoryManager {
         StagBinding b = mr.binding;
         b.pd().users.decrementAndGet();
         mr.binding = new StagBinding(b.key(), StagState.FREE, b.pd(), -1, 0, b.addressType(), 0, 0,
-                MemorySegment.NULL, null);
+                MemorySegment.NULL, null, VerifyHash.SHA_256);
         table.release(mr.index);
         regions--;
     }
@@ -313,7 +321,7 @@ final class MemoryManager {
             unbind(mw);
             mw.allocationPd.users.decrementAndGet();
             mw.binding = new StagBinding(b.key(), StagState.FREE, mw.allocationPd, -1, 0, b.addressType(), 0, 0,
-                    MemorySegment.NULL, null);
+                    MemorySegment.NULL, null, VerifyHash.SHA_256);
             table.release(mw.index);
             windows--;
         }
@@ -376,7 +384,8 @@ final class MemoryManager {
                     || (memory.byteSize() > 0 && StagBinding.wraps(va, memory.byteSize())))) {
                 return WorkCompletionStatus.INVALID_VIRTUAL_ADDRESS;
             }
-            mr.binding = validBinding(w.regionStag & 0xFF, b.pd(), rights, w.addressType, va, memory);
+            mr.binding = validBinding(w.regionStag & 0xFF, b.pd(), rights, w.addressType, va, memory,
+                    w.verifyHash == null ? VerifyHash.SHA_256 : w.verifyHash); // C-VERIFY-002
             return null;
         }
     }
@@ -445,7 +454,7 @@ final class MemoryManager {
             qp.boundWindows++;
             mw.boundQp = qp;
             mw.binding = new StagBinding(w.windowStag & 0xFF, StagState.VALID, qp.pd(), qp.id(), w.accessRights,
-                    w.addressType, base, len, slice, mr);
+                    w.addressType, base, len, slice, mr, rb.verifyHash()); // a window verifies with its region's hash
             return null;
         }
     }

@@ -3,6 +3,7 @@ package io.jrnic.core;
 import io.jrnic.api.AddressType;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.VerifyHash;
 import io.jrnic.api.WorkCompletionStatus;
 
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,8 @@ public final class SendWqe extends WorkQueueElement {
     int accessRights;
     MemorySegment fastRegisterMemory;
     long fastRegisterVirtualAddress;
+    /** Fast-Register: the region's Verify hash, null for the default (C-VERIFY-002). */
+    VerifyHash verifyHash;
     /** Commit draft: remote range length (Flush, Verify), 8 for Atomic Write. */
     int remoteLength;
     /** Commit draft: Flush disposition flags. */
@@ -97,6 +100,7 @@ public final class SendWqe extends WorkQueueElement {
         accessRights = wr.accessRights();
         fastRegisterMemory = wr.fastRegisterMemory();
         fastRegisterVirtualAddress = wr.fastRegisterVirtualAddress();
+        verifyHash = wr.verifyHash();
         remoteLength = wr.remoteLength();
         flushFlags = wr.flushFlags();
         atomicWriteData = wr.atomicWriteData();

@@ -5,6 +5,7 @@ import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.MemoryRegionAttributes;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.StagState;
+import io.jrnic.api.VerifyHash;
 
 import java.lang.foreign.MemorySegment;
 
@@ -43,14 +44,15 @@ final class SoftMemoryRegion extends StagEntry implements MemoryRegion {
                 throw MemoryManager.error(io.jrnic.api.VerbsStatus.INVALID_STAG_INDEX, "region was deallocated");
             }
             return new MemoryRegionAttributes(stag(), b.state(), shared, b.pd().id(), remoteAccess, b.rights(),
-                    b.addressType(), b.baseTo(), b.length(), maxPblEntries, boundWindows);
+                    b.addressType(), b.baseTo(), b.length(), maxPblEntries, boundWindows, b.verifyHash());
         }
     }
 
     @Override
     public int reregister(ProtectionDomain pd, MemorySegment memory, int accessRights, int key,
-                          AddressType addressType, long virtualAddress, boolean remoteAccess) {
-        return rnic.memory.reregister(this, pd, memory, accessRights, key, addressType, virtualAddress, remoteAccess);
+                          AddressType addressType, long virtualAddress, boolean remoteAccess, VerifyHash verifyHash) {
+        return rnic.memory.reregister(this, pd, memory, accessRights, key, addressType, virtualAddress, remoteAccess,
+                verifyHash);
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.StagState;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
+import io.jrnic.api.VerifyHash;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -71,11 +72,11 @@ final class SoftProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryRegion registerMemory(MemorySegment memory, int accessRights, int key, AddressType addressType,
-                                       long virtualAddress, boolean remoteAccess) {
+                                       long virtualAddress, boolean remoteAccess, VerifyHash verifyHash) {
         checkUsable();
         long bytes = memory == null ? 0 : memory.byteSize();
         return charged(1, 0, bytes, 0, false, () -> rnic.memory.register(this, memory, accessRights, key, addressType,
-                virtualAddress, remoteAccess));
+                virtualAddress, remoteAccess, verifyHash));
     }
 
     @Override
@@ -85,7 +86,8 @@ final class SoftProtectionDomain implements ProtectionDomain {
         charged(1, 0, length, 0, false, () -> null);
         MemorySegment memory = rnic.allocateMemory(length, rnic.pageSize());
         return charged(1, 0, length, 0, false, () -> rnic.memory.register(this, memory, accessRights, key,
-                addressType, memory.address(), (accessRights & io.jrnic.api.AccessRights.REMOTE_MASK) != 0));
+                addressType, memory.address(), (accessRights & io.jrnic.api.AccessRights.REMOTE_MASK) != 0,
+                VerifyHash.SHA_256));
     }
 
     @Override
@@ -102,11 +104,11 @@ final class SoftProtectionDomain implements ProtectionDomain {
 
     @Override
     public MemoryRegion registerSharedMemory(int existingStag, int accessRights, int key, AddressType addressType,
-                                             long virtualAddress) {
+                                             long virtualAddress, VerifyHash verifyHash) {
         checkUsable();
         // the memory is already registered: a Shared region counts as a region, not as bytes
         return charged(1, 0, 0, 0, true, () -> rnic.memory.registerShared(this, existingStag, accessRights, key,
-                addressType, virtualAddress));
+                addressType, virtualAddress, verifyHash));
     }
 
     @Override

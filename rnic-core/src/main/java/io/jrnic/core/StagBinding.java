@@ -2,6 +2,7 @@ package io.jrnic.core;
 
 import io.jrnic.api.AddressType;
 import io.jrnic.api.StagState;
+import io.jrnic.api.VerifyHash;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,9 +23,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * @param length       bytes covered
  * @param memory       the bytes (region memory or a window's slice of it)
  * @param parent       for a bound window, the region it is bound to; otherwise null
+ * @param verifyHash   the hash an RDMA Verify of this STag computes: the region's, chosen at
+ *                     registration; a window's is its region's (C-VERIFY-002, C-ATTR-004); SHA-256
+ *                     while Invalid or Free
  */
 record StagBinding(int key, StagState state, SoftProtectionDomain pd, int qpId, int rights, AddressType addressType,
-                   long baseTo, long length, MemorySegment memory, SoftMemoryRegion parent) {
+                   long baseTo, long length, MemorySegment memory, SoftMemoryRegion parent, VerifyHash verifyHash) {
 
     /**
      * An Invalid binding that keeps only the PD (Verbs §7.8: PD and PBL size survive invalidation).
@@ -34,7 +38,8 @@ record StagBinding(int key, StagState state, SoftProtectionDomain pd, int qpId, 
      * @return the binding
      */
     static StagBinding invalid(int key, SoftProtectionDomain pd) {
-        return new StagBinding(key, StagState.INVALID, pd, -1, 0, AddressType.VA_BASED, 0, 0, MemorySegment.NULL, null);
+        return new StagBinding(key, StagState.INVALID, pd, -1, 0, AddressType.VA_BASED, 0, 0, MemorySegment.NULL, null,
+                VerifyHash.SHA_256);
     }
 
     /**
