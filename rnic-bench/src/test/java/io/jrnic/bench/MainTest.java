@@ -90,7 +90,8 @@ class MainTest {
 
         assertThat(code).isEqualTo(Main.EXIT_OK);
         assertThat(out()).contains("io.jrnic.bench.jmh.ThroughputBenchmark.message")
-                .contains("io.jrnic.bench.jmh.LatencyBenchmark.pingPong");
+                .contains("io.jrnic.bench.jmh.LatencyBenchmark.pingPong")
+                .contains("io.jrnic.bench.jmh.OneSidedLatencyBenchmark.roundTrip");
     }
 
     private String out() {

@@ -235,8 +235,21 @@ public final class RnicPair implements AutoCloseable {
          * @return the region
          */
         public Region register(long size) {
+            return register(size, RIGHTS);
+        }
+
+        /**
+         * Allocates and registers zeroed RNIC memory with the given rights (the one-sided round trips
+         * need the extension rights: {@link AccessRights#REMOTE_ATOMIC}, {@link AccessRights#FLUSHABLE_GLOBAL},
+         * {@link AccessRights#VERIFIABLE}).
+         *
+         * @param size         bytes, at least 1
+         * @param accessRights the {@link AccessRights} bits of the region
+         * @return the region
+         */
+        public Region register(long size, int accessRights) {
             MemorySegment memory = rnic.allocateMemory(size, 4096);
-            return new Region(pd.registerMemory(memory, RIGHTS), memory);
+            return new Region(pd.registerMemory(memory, accessRights), memory);
         }
 
         /** The completion queue of both work queues. */

@@ -9,5 +9,11 @@
  * first 8 bytes and, with CRC on, a CRC32c trailer; the consuming side checks both and
  * {@link io.jrnic.bench.transport.TransferReport} says whether every message arrived intact, so a
  * benchmark cannot silently measure nothing.
+ *
+ * <p>One-sided round trips ({@link io.jrnic.bench.transport.RnicRoundTrip}, selected by
+ * {@link io.jrnic.bench.transport.OneSidedOperation}) are {@code PingPong}s too: one request (RDMA
+ * Read, atomic, Flush, Verify, Atomic Write) out and its response back, answered by the peer RNIC
+ * without an application thread; the results and the target's final state are checked instead of
+ * a message pattern.
  */
 package io.jrnic.bench.transport;
