@@ -787,10 +787,10 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = readRequest.sourceStag();
         long to = readRequest.sourceTaggedOffset();
-        RdmapError error = checkSource(qp, stag, to, size);
+        RdmapError error = checkRemote(qp, stag, to, size, AccessRights.REMOTE_READ, qp.inboundRead());
         if (error != null) {
             ddp.stop();
-            fail(error, eventForSource(error, qp), headerFlyweight(), segmentLengthField(), segment, rrAt);
+            fail(error, eventForRemote(error, !qp.inboundRead()), headerFlyweight(), segmentLengthField(), segment, rrAt);
             return;
         }
         StagBinding b = engine.stags.lookupValid(stag);
@@ -856,7 +856,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = a.remoteStag();
         long to = a.remoteTaggedOffset();
-        RdmapError error = checkTarget(qp, stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC);
+        RdmapError error = checkRemote(qp, stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC, true);
         StagBinding b = error == null ? engine.stags.lookupValid(stag) : null;
         if (error == null) {
             error = AtomicOps.checkAlignment(RemoteAtomics.address(b.memory(), b.offsetOf(to)));
@@ -864,7 +864,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         if (error != null) {
             ddp.stop();
             AsyncEventType event = error == RdmapError.CATASTROPHIC_LOCALIZED ? AsyncEventType.LOCAL_QP_CATASTROPHIC
-                    : eventForTarget(error);
+                    : eventForRemote(error, false);
             fail(error, event, headerFlyweight(), segmentLengthField(), null, 0);
             return;
         }
@@ -929,10 +929,14 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     }
 
     /**
-     * RFC 5040 §7.2 / RFC 5042 §5 checks of a remote buffer named by an atomic: valid STag, this
-     * QP's PD or a window bound to it, the right, no wrap, in bounds.
+     * RFC 5040 §7.2 / RFC 5042 §5 checks of a remote buffer named by a Read Request source or an
+     * atomic's target (R-READ-022, R-ERR-027..031, A-ATOM-074), in this order: valid STag, this QP's
+     * PD or a window bound to it, the right (and the QP enabling it), no wrap, in bounds.
+     *
+     * @param enabled whether the QP allows the operation at all (inbound Reads); false is an access
+     *                violation like a missing right
      */
-    private RdmapError checkTarget(SoftQueuePair qp, int stag, long to, long size, int right) {
+    private RdmapError checkRemote(SoftQueuePair qp, int stag, long to, long size, int right, boolean enabled) {
         StagEntry e = stag >>> 8 == 0 ? null : engine.stags.lookup(stag);
         if (e == null) {
             return RdmapError.INVALID_STAG;
@@ -944,7 +948,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
             return RdmapError.STAG_NOT_ASSOCIATED;
         }
-        if (!AccessRights.has(b.rights(), right)) {
+        if (!enabled || !AccessRights.has(b.rights(), right)) {
             return RdmapError.ACCESS_RIGHTS_VIOLATION;
         }
         if (StagBinding.wraps(to, size)) {
@@ -953,44 +957,17 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         return b.contains(to, size) ? null : RdmapError.BASE_OR_BOUNDS_VIOLATION;
     }
 
-    private static AsyncEventType eventForTarget(RdmapError error) {
+    /**
+     * The Verbs Figure 24 event of a {@link #checkRemote} failure.
+     *
+     * @param readsDisabled the access violation was the QP not enabling inbound Reads
+     */
+    private static AsyncEventType eventForRemote(RdmapError error, boolean readsDisabled) {
         return switch (error) {
             case INVALID_STAG -> AsyncEventType.IRRQ_INVALID_STAG;
             case STAG_NOT_ASSOCIATED -> AsyncEventType.IRRQ_INVALID_PD;
-            case ACCESS_RIGHTS_VIOLATION -> AsyncEventType.IRRQ_ACCESS_RIGHTS;
-            case TO_WRAP -> AsyncEventType.IRRQ_WRAP;
-            default -> AsyncEventType.IRRQ_BASE_BOUNDS;
-        };
-    }
-
-    /** R-READ-022, R-ERR-027..031: the source STag of a Read Request. */
-    private RdmapError checkSource(SoftQueuePair qp, int stag, long to, long size) {
-        StagEntry e = stag >>> 8 == 0 ? null : engine.stags.lookup(stag);
-        if (e == null) {
-            return RdmapError.INVALID_STAG;
-        }
-        StagBinding b = e.binding;
-        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
-            return RdmapError.INVALID_STAG;
-        }
-        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
-            return RdmapError.STAG_NOT_ASSOCIATED;
-        }
-        if (!qp.inboundRead() || !AccessRights.has(b.rights(), AccessRights.REMOTE_READ)) {
-            return RdmapError.ACCESS_RIGHTS_VIOLATION;
-        }
-        if (StagBinding.wraps(to, size)) {
-            return RdmapError.TO_WRAP;
-        }
-        return b.contains(to, size) ? null : RdmapError.BASE_OR_BOUNDS_VIOLATION;
-    }
-
-    private static AsyncEventType eventForSource(RdmapError error, SoftQueuePair qp) {
-        return switch (error) {
-            case INVALID_STAG -> AsyncEventType.IRRQ_INVALID_STAG;
-            case STAG_NOT_ASSOCIATED -> AsyncEventType.IRRQ_INVALID_PD;
-            case ACCESS_RIGHTS_VIOLATION -> qp.inboundRead() ? AsyncEventType.IRRQ_ACCESS_RIGHTS
-                    : AsyncEventType.RDMA_READ_NOT_ENABLED;
+            case ACCESS_RIGHTS_VIOLATION -> readsDisabled ? AsyncEventType.RDMA_READ_NOT_ENABLED
+                    : AsyncEventType.IRRQ_ACCESS_RIGHTS;
             case TO_WRAP -> AsyncEventType.IRRQ_WRAP;
             default -> AsyncEventType.IRRQ_BASE_BOUNDS;
         };

@@ -2,17 +2,12 @@ package io.jrnic.core;
 
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
-import io.jrnic.api.QpState;
-import io.jrnic.api.QueuePairModification;
 import io.jrnic.api.ReceiveWorkRequest;
-import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,32 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The engine on a deterministic single-threaded loop: no allocation per operation in steady state,
  * and fairness between QPs that share an event loop.
  */
-class EngineLoopTest {
-    private final List<SoftRnic> rnics = new ArrayList<>();
-    private final LoopLinkPair.Loop loop = new LoopLinkPair.Loop();
-
-    private EngineFixture.Side side(FpduLink link) {
-        EngineFixture.Side s = new EngineFixture.Side();
-        s.rnic = SoftRnic.open(new RnicConfig().name("loop-" + rnics.size() + "-" + System.identityHashCode(this)));
-        rnics.add(s.rnic);
-        s.pd = s.rnic.allocatePd();
-        s.cq = s.rnic.createCq(4096);
-        s.qp = s.pd.createQueuePair(new io.jrnic.api.QueuePairConfig().cqs(s.cq, s.cq).depths(64, 64)
-                .readDepths(4, 4));
-        s.engine = new QpEngine(link);
-        s.qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(s.engine));
-        loop.runAll();
-        return s;
-    }
-
-    @AfterEach
-    void close() {
-        for (SoftRnic r : rnics) {
-            r.close();
-        }
-        loop.runAll();
-    }
-
+class EngineLoopTest extends LoopEngineFixture {
     @Test
     void steadyStateWriteSendAndReadAllocateNothing() {
         LoopLinkPair pair = new LoopLinkPair(loop, 1448, LoopLinkPair.newLog());

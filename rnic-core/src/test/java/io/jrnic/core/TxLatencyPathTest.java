@@ -10,7 +10,6 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -28,32 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link LoopLinkPair} the test thread is the event loop (it drives {@code runAll}), and a ULPDU
  * reaches the peer's handler inside {@code send}, so "sent at once" is visible in the wire log.
  */
-class TxLatencyPathTest {
-    private final List<SoftRnic> rnics = new ArrayList<>();
-    private final LoopLinkPair.Loop loop = new LoopLinkPair.Loop();
+class TxLatencyPathTest extends LoopEngineFixture {
     private final List<String> log = LoopLinkPair.newLog();
-
-    private EngineFixture.Side side(FpduLink link) {
-        EngineFixture.Side s = new EngineFixture.Side();
-        s.rnic = SoftRnic.open(new RnicConfig().name("latency-" + rnics.size() + "-" + System.identityHashCode(this)));
-        rnics.add(s.rnic);
-        s.pd = s.rnic.allocatePd();
-        s.cq = s.rnic.createCq(4096, 0);
-        s.qp = s.pd.createQueuePair(new QueuePairConfig().cqs(s.cq, s.cq).depths(64, 64).readDepths(4, 4));
-        s.engine = new QpEngine(link);
-        s.qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(s.engine));
-        loop.runAll();
-        return s;
-    }
-
-    @AfterEach
-    void close() {
-        for (SoftRnic r : rnics) {
-            r.close();
-        }
-        loop.runAll();
-    }
-
     private static List<WorkCompletion> poll(EngineFixture.Side s) {
         List<WorkCompletion> out = new ArrayList<>();
         WorkCompletion wc = new WorkCompletion();
@@ -68,8 +43,8 @@ class TxLatencyPathTest {
     void transmitOnTheLoopSendsWithoutATaskHop() {
         LoopLinkPair pair = new LoopLinkPair(loop, 1448, log);
         pair.a.logging = true;
-        EngineFixture.Side a = side(pair.a);
-        EngineFixture.Side b = side(pair.b);
+        EngineFixture.Side a = side(pair.a, 0);
+        EngineFixture.Side b = side(pair.b, 0);
         b.qp.postReceive(new ReceiveWorkRequest().wrId(7).sge(0, 0, 0));
 
         a.qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).signaled(true)); // on the loop thread
@@ -85,8 +60,8 @@ class TxLatencyPathTest {
     void oneImmediateRunPerTurnOfTheLoop() {
         LoopLinkPair pair = new LoopLinkPair(loop, 1448, log);
         pair.a.logging = true;
-        EngineFixture.Side a = side(pair.a);
-        EngineFixture.Side b = side(pair.b);
+        EngineFixture.Side a = side(pair.a, 0);
+        EngineFixture.Side b = side(pair.b, 0);
         for (int i = 0; i < 3; i++) {
             b.qp.postReceive(new ReceiveWorkRequest().wrId(i).sge(0, 0, 0));
         }
@@ -106,8 +81,8 @@ class TxLatencyPathTest {
     void transmitOffTheLoopIsScheduled() throws InterruptedException {
         LoopLinkPair pair = new LoopLinkPair(loop, 1448, log);
         pair.a.logging = true;
-        EngineFixture.Side a = side(pair.a);
-        EngineFixture.Side b = side(pair.b);
+        EngineFixture.Side a = side(pair.a, 0);
+        EngineFixture.Side b = side(pair.b, 0);
         b.qp.postReceive(new ReceiveWorkRequest().wrId(7).sge(0, 0, 0));
 
         Thread other = new Thread(() -> a.qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND)));
@@ -124,8 +99,8 @@ class TxLatencyPathTest {
     void theImmediateRunIsStillBoundedByTheBudget() {
         LoopLinkPair pair = new LoopLinkPair(loop, 1448, log);
         pair.a.logging = true;
-        EngineFixture.Side a = side(pair.a);
-        EngineFixture.Side b = side(pair.b);
+        EngineFixture.Side a = side(pair.a, 0);
+        EngineFixture.Side b = side(pair.b, 0);
         MemoryRegion big = a.region(1 << 20, EngineFixture.RIGHTS);
         MemoryRegion sink = b.region(1 << 20, EngineFixture.RIGHTS);
 
@@ -201,8 +176,8 @@ class TxLatencyPathTest {
     @Test
     void sendPayloadIsIntactOnTheImmediatePath() {
         LoopLinkPair pair = new LoopLinkPair(loop, 1448, log);
-        EngineFixture.Side a = side(pair.a);
-        EngineFixture.Side b = side(pair.b);
+        EngineFixture.Side a = side(pair.a, 0);
+        EngineFixture.Side b = side(pair.b, 0);
         MemoryRegion src = a.region(10_000, EngineFixture.RIGHTS);
         MemoryRegion dst = b.region(10_000, EngineFixture.RIGHTS);
         MemorySegment m = a.memory(src);
