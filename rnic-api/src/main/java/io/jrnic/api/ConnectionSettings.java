@@ -211,8 +211,10 @@ public final class ConnectionSettings {
      * error RFC 5040 §5.3 prescribes: Terminate "no buffer available", QP to Error. On, the QP
      * instead stops reading the TCP stream at that message -- TCP flow control then holds the peer
      * back -- and resumes exactly there when the application posts a receive; nothing is lost or
-     * reordered. Applies to QPs with their own receive queue; a QP on a shared receive queue keeps
-     * the RFC behaviour (docs/engine.md, "Graceful receive overflow").
+     * reordered. A QP on a shared receive queue pauses the same way and waits among the S-RQ's
+     * waiters: a receive posted to the S-RQ goes to the waiting QPs first, one each, in the order
+     * they paused; a QP the S-RQ's fair-share policy refuses (terminate) is still terminated
+     * (docs/engine.md, "Graceful receive overflow").
      *
      * @param value whether to pause instead of terminating
      * @return this

@@ -26,6 +26,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * RDMA Flush, RDMA Verify and Atomic Write (draft-talpey-rdma-commit-01) for one QP engine: the
@@ -39,6 +40,7 @@ import java.security.NoSuchAlgorithmException;
  *      ORD slot (kind)        with Read Requests       alignment ─► IRD slot (kind) ─ Terminate on error
  *                                                  IRD head (TX): execute
  *                                                    Flush: fullFence; force() for persistence
+ *                                                      (off the loop, TX waits at the IRD head)
  *                                                    Verify: the region's hash over the range, compare
  *                                                    AW: one aligned 8-byte setVolatile
  *  ORD head completes ◄──────── QN 3 Response ───── response (Verify: the hash), or Terminate
@@ -51,7 +53,8 @@ import java.security.NoSuchAlgorithmException;
  * earlier Flush or Verify succeeded. An error in any of them terminates the stream before the later
  * request runs, so an Atomic Write is never placed behind a failed operation (C-AW-042). All
  * placement and execution happen on the engine's event loop, so "prior placements" are earlier in
- * program order on one thread; the fence publishes them to every other thread (AMB-62).
+ * program order on one thread; the fence publishes them to every other thread (AMB-62), including
+ * the persistence thread that forces a Flush's range after it.
  *
  * <p><b>Hash.</b> The draft leaves the algorithm (and any key) to the region, chosen at local
  * registration and known to the requester out of band (§2.4, C-VERIFY-002, C-ATTR-004): each
@@ -66,8 +69,14 @@ import java.security.NoSuchAlgorithmException;
  * is cached per engine ({@link #MAX_HASHERS} at most, then reused round robin), so a Verify allocates
  * nothing.
  *
+ * <p><b>Persistence off the loop.</b> The {@code force()} of a Flush to persistence (an msync) runs on
+ * the RNIC's {@link PersistenceExecutor}, not on the event loop that other QPs share; TX waits at
+ * the IRD head until it reports back ({@link #respond} returns {@link #PENDING}), and a reset or
+ * close meanwhile cancels it ({@link #cancelForce()}): its late report is dropped.
+ *
  * <p>Thread safety: confined to the engine's event loop, except the static checks, which run under
- * the QP's lock.
+ * the QP's lock, and the force task ({@code PendingForce}), which runs on a persistence thread and
+ * reports back through the loop's executor.
  */
 final class CommitDraft {
     /** The default Verify hash algorithm (JDK {@link MessageDigest} name, {@link VerifyHash#SHA_256}). */
@@ -80,7 +89,17 @@ final class CommitDraft {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
     private static final int CHUNK = 4096;
 
+    /** {@link #respond} result: the request failed and was reported; the QP terminates. */
+    static final int FAILED = -1;
+    /** {@link #respond} result: a Flush to persistence is being forced off the loop; call again when done. */
+    static final int PENDING = -2;
+    private static final int FORCE_NONE = 0;
+    private static final int FORCE_IN_FLIGHT = 1;
+    private static final int FORCE_DONE = 2;
+    private static final int FORCE_FAILED = 3;
+
     private final QpEngine engine;
+    private final PersistenceExecutor persistence;
     private final RdmapMessageEncoder encoder;
     private final boolean flushEnabled;
     private final boolean verifyEnabled;
@@ -103,9 +122,14 @@ final class CommitDraft {
     /** The binding {@link #recheck} found for the IRD head. */
     private StagBinding target;
     private AsyncEventType event;
+    /** The force of the Flush at the IRD head (loop-confined): FORCE_NONE, _IN_FLIGHT, _DONE or _FAILED. */
+    private int forceState = FORCE_NONE;
+    /** The force in flight; a completion that is not this one (cancelled by a reset or close) is dropped. */
+    private PendingForce pending;
 
     CommitDraft(QpEngine engine, SoftRnic rnic) {
         this.engine = engine;
+        this.persistence = rnic.persistence;
         this.encoder = new RdmapMessageEncoder(engine.features);
         this.flushEnabled = rnic.offers(RnicExtension.RDMA_FLUSH);
         this.verifyEnabled = rnic.offers(RnicExtension.RDMA_VERIFY);
@@ -440,44 +464,70 @@ final class CommitDraft {
      * Delivery, V-TERM-9 by analogy). On failure nothing is sent; the error is latched with the
      * request's DDP header (M=1, D=1, R=0, C-FLUSH-051) and reported to the QP, which terminates.
      *
+     * <p>A Flush to persistence of a non-empty range does not force on the loop: after the fence it
+     * hands the slice to the RNIC's {@link PersistenceExecutor} and returns {@link #PENDING}; TX then
+     * waits at the IRD head (later queue-1 responses wait behind it, C-FLUSH-043) while the loop
+     * serves the SQ, the receive path and other QPs. When the force completed, the engine is scheduled
+     * and TX calls this method again, which then answers (C-FLUSH-014) or fails (0/2/0x07,
+     * C-FLUSH-021) without executing the request a second time.
+     *
      * @param msn the queue-3 MSN of the response (shared with RFC 7306 Atomic Responses)
-     * @return the response length, or -1 when the request failed (already reported)
+     * @return the response length, {@link #FAILED} when the request failed (already reported), or
+     *         {@link #PENDING} while its force runs
      */
     int respond(int msn) {
         InboundReadQueue ird = engine.tx.ird;
         int kind = ird.headKind();
-        MemorySegment memory = ird.headSource();
-        long offset = ird.headSourceOffset();
-        long size = ird.headSize();
-        RdmapError error = null;
-        if (size != 0) {
-            error = recheck(ird, memory, size);
+        RdmapError error;
+        if (forceState == FORCE_IN_FLIGHT) {
+            return PENDING;
         }
-        if (error == null) {
-            error = switch (kind) {
-                case InboundReadQueue.FLUSH -> flush(ird.headFlags(), memory, offset, size);
-                case InboundReadQueue.VERIFY -> verify(ird, size == 0 ? VerifyHash.SHA_256 : target.verifyHash(),
-                        memory, offset, size);
-                default -> {
-                    // C-AW-012: one aligned 8-byte store; wire big-endian, memory native (AMB-27);
-                    // setVolatile also orders it after every earlier placement of this loop (C-AW-018)
-                    LONG.setVolatile(memory, offset, ird.headData());
-                    yield null;
-                }
-            };
+        if (forceState != FORCE_NONE) {
+            // the Flush at the head was executed (fence, then force off the loop): only its outcome is left
+            error = forceState == FORCE_FAILED ? persistFailed() : null;
+            forceState = FORCE_NONE;
+        } else {
+            error = execute(ird, kind);
+            if (forceState == FORCE_IN_FLIGHT) {
+                return PENDING;
+            }
         }
         if (error != null) {
             int segmentLength = kind == InboundReadQueue.VERIFY ? ird.headHashLength() : 0;
             if (engine.latch.set(error, requestHeader.wrap(ird.headRequestHeader(), 0), segmentLength, null, 0)) {
                 engine.remoteError(error, event);
             }
-            return -1;
+            return FAILED;
         }
         return switch (kind) {
             case InboundReadQueue.FLUSH -> encoder.flushResponse(buffer, 0, msn);
             case InboundReadQueue.VERIFY -> encoder.verifyResponse(buffer, 0, msn, computed.outputSegment(), 0,
                     computed.hash().outputLength());
             default -> encoder.atomicWriteResponse(buffer, 0, msn);
+        };
+    }
+
+    /** Re-checks the head's target and executes the request (a Flush to persistence may start its force). */
+    private RdmapError execute(InboundReadQueue ird, int kind) {
+        MemorySegment memory = ird.headSource();
+        long offset = ird.headSourceOffset();
+        long size = ird.headSize();
+        if (size != 0) {
+            RdmapError error = recheck(ird, memory, size);
+            if (error != null) {
+                return error;
+            }
+        }
+        return switch (kind) {
+            case InboundReadQueue.FLUSH -> flush(ird.headFlags(), memory, offset, size);
+            case InboundReadQueue.VERIFY -> verify(ird, size == 0 ? VerifyHash.SHA_256 : target.verifyHash(),
+                    memory, offset, size);
+            default -> {
+                // C-AW-012: one aligned 8-byte store; wire big-endian, memory native (AMB-27);
+                // setVolatile also orders it after every earlier placement of this loop (C-AW-018)
+                LONG.setVolatile(memory, offset, ird.headData());
+                yield null;
+            }
         };
     }
 
@@ -512,7 +562,9 @@ final class CommitDraft {
      * Draft §3.1.1 / AMB-62. Global visibility: a full fence after every earlier placement (all on
      * this thread). Persistence: {@link MemorySegment#force()} of the range, which needs memory
      * mapped from a file; any other memory cannot be persisted (0/2/0x07, C-FLUSH-013). The fence
-     * comes first in both cases, so that the forced bytes are the placed ones.
+     * comes first in both cases, so that the forced bytes are the placed ones; the force itself runs
+     * on the RNIC's {@link PersistenceExecutor} (the force is then in flight; the hand-off
+     * to the pool publishes the placements to its thread).
      */
     private RdmapError flush(int flags, MemorySegment memory, long offset, long size) {
         VarHandle.fullFence();
@@ -520,16 +572,81 @@ final class CommitDraft {
             return null;
         }
         if (!memory.isMapped()) {
-            event = AsyncEventType.LOCAL_QP_CATASTROPHIC;
-            return RdmapError.CATASTROPHIC_LOCALIZED;
+            return persistFailed();
         }
+        PendingForce f = new PendingForce(memory.asSlice(offset, size));
+        pending = f;
+        forceState = FORCE_IN_FLIGHT;
         try {
-            memory.asSlice(offset, size).force();
-            return null;
-        } catch (RuntimeException e) {
-            // UncheckedIOException or an unmapped file: the range did not reach persistence (C-FLUSH-021)
-            event = AsyncEventType.LOCAL_QP_CATASTROPHIC;
-            return RdmapError.CATASTROPHIC_LOCALIZED;
+            persistence.submit(f);
+        } catch (RejectedExecutionException e) {
+            pending = null; // the RNIC is closing: the range cannot be persisted any more
+            forceState = FORCE_NONE;
+            return persistFailed();
+        }
+        return null;
+    }
+
+    /** C-FLUSH-013/021: the range did not (or cannot) reach persistence: 0/2/0x07. */
+    private RdmapError persistFailed() {
+        event = AsyncEventType.LOCAL_QP_CATASTROPHIC;
+        return RdmapError.CATASTROPHIC_LOCALIZED;
+    }
+
+    /** Whether TX waits at the IRD head for a force running off the loop (no response can go yet). */
+    boolean persisting() {
+        return forceState == FORCE_IN_FLIGHT;
+    }
+
+    /**
+     * Forgets a force in flight (the QP is reset or closed, its IRD cleared): its completion, when it
+     * comes, is dropped, and nothing is answered.
+     */
+    void cancelForce() {
+        pending = null;
+        forceState = FORCE_NONE;
+    }
+
+    /** On the loop: the outcome of a force; only the one in flight counts, and the engine resumes TX. */
+    private void forced(PendingForce f, boolean persisted) {
+        if (f != pending) {
+            return; // cancelled: the QP left RTS (reset, close) while the msync ran
+        }
+        pending = null;
+        forceState = persisted ? FORCE_DONE : FORCE_FAILED;
+        engine.schedule();
+    }
+
+    /**
+     * One force of a Flush to persistence: runs {@link PersistenceExecutor.Forcer#force} on the pool,
+     * then reports back on the engine's event loop ({@link #forced}). A failing force is an
+     * {@code UncheckedIOException} or an unmapped / closed segment (C-FLUSH-021).
+     *
+     * <p>Thread safety: {@link #run()} on a pool thread, the report on the loop; {@code persisted} is
+     * written before the hand-off to the loop's executor and read after it (happens-before).
+     */
+    private final class PendingForce implements Runnable {
+        private final MemorySegment range;
+        private volatile boolean persisted;
+        private final Runnable report = () -> forced(this, persisted);
+
+        PendingForce(MemorySegment range) {
+            this.range = range;
+        }
+
+        @Override
+        public void run() {
+            try {
+                persistence.forcer().force(range);
+                persisted = true;
+            } catch (RuntimeException e) {
+                persisted = false;
+            }
+            try {
+                engine.executor.execute(report);
+            } catch (RejectedExecutionException e) {
+                // the event loop is gone (RNIC closed): so is the QP, nothing to answer
+            }
         }
     }
 

@@ -68,8 +68,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * copies it and every ULPDU the link still delivers into a backlog, and asks the link to stop
  * reading ({@link FpduLink#pauseReceive()}: TCP flow control pushes back on the peer). When the QP
  * posts a receive ({@link #receivePosted()}) the backlog is replayed in order from the held Send
- * on, and reading resumes once it is empty. Only QPs with their own RQ use it: an S-RQ is shared
- * and its WQEs are not for one QP to wait for.
+ * on, and reading resumes once it is empty. A QP on an S-RQ holds too: it joins the S-RQ's waiters
+ * ({@link SoftSharedReceiveQueue#awaitWqe}) and a post to the S-RQ grants it a WQE in the order the
+ * QPs were held, one each, and wakes it through {@link #receivePosted()}; a QP the S-RQ's fair-share
+ * policy refuses is terminated as without the option (RFC 5042 §6.4.3.1).
  *
  * <p><b>RFC 7306.</b> Immediate Data takes a receive WQE like a Send and completes it with its 8
  * bytes; an Atomic Request is validated at delivery and queued in the IRD (executed by TX when it
@@ -152,6 +154,10 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     // graceful receive overflow (V-WRP-65)
     private final boolean gracefulOverflow;
+    /** The QP's S-RQ, or null when it has its own RQ. */
+    private final SoftSharedReceiveQueue srq;
+    /** The S-RQ's wake-up for this QP (allocated once). */
+    private final Runnable srqWake = this::receivePosted;
     /** The untagged resolver deferred the segment in progress: no receive WQE yet. */
     private boolean deferred;
     /** Reception is paused; ULPDUs go to {@link #held}. */
@@ -178,7 +184,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         this.ddp = new DdpReceiver(DdpHeaderFlyweight.VERSION_IETF, DdpReceiver.rdmapQueueNumbers(
                 engine.features.rfc7306() || engine.features.commitDraft()), this, this);
         this.validator = new RdmapValidator(engine.features);
-        this.gracefulOverflow = engine.link.gracefulReceiveOverflow() && engine.qp.srq == null;
+        this.gracefulOverflow = engine.link.gracefulReceiveOverflow();
+        this.srq = engine.qp.srq;
     }
 
     /**
@@ -211,11 +218,14 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         holding = false;
         retryPending = false;
         awaitingReceive = false;
+        if (gracefulOverflow && srq != null) {
+            srq.cancelWait(engine.qp); // a stopped QP holds nothing: its grant goes to the next waiter
+        }
     }
 
     /**
-     * The QP posted a receive WQE (any thread): if a Send is held for lack of one, retry it on the
-     * event loop (V-WRP-65). Costs one volatile read otherwise.
+     * The QP posted a receive WQE, or its S-RQ granted it one (any thread): if a Send is held for
+     * lack of one, retry it on the event loop (V-WRP-65). Costs one volatile read otherwise.
      */
     void receivePosted() {
         if (awaitingReceive && retryScheduled.compareAndSet(false, true)) {
@@ -340,14 +350,22 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
                 ReceiveWqe w = engine.upcalls.takeReceive();
                 if (w == null && gracefulOverflow) {
                     // V-WRP-65: announce the wait first, then look again, so that a receive posted
-                    // in between is either found here or seen by receivePosted (Dekker)
+                    // in between is either found here or seen by receivePosted (Dekker); on an S-RQ
+                    // the wait is announced by joining its waiters, unless its fair-share policy
+                    // refused this QP (then it is terminated, RFC 5042 §6.4.3.1)
                     awaitingReceive = true;
-                    w = engine.upcalls.takeReceive();
-                    if (w == null && engine.qp.state() == QpState.RTS) {
-                        receive = null;
-                        yield DEFER;
+                    if (srq == null || srq.awaitWqe(engine.qp, srqWake)) {
+                        w = engine.upcalls.takeReceive();
+                        if (w == null && engine.qp.state() == QpState.RTS
+                                && (srq == null || srq.waitsForWqe(engine.qp))) {
+                            receive = null;
+                            yield DEFER;
+                        }
                     }
                     awaitingReceive = false;
+                    if (w == null && srq != null) {
+                        srq.cancelWait(engine.qp); // the Send fails: no WQE stays reserved for it
+                    }
                 }
                 receive = w;
                 // RFC 7306 §6.3, AMB-32: Immediate Data takes a WQE but is not placed in its SGL; its

@@ -39,6 +39,10 @@ import java.lang.foreign.MemorySegment;
  *       sequence and completes like a Send. An Atomic Request at the IRD head is executed
  *       ({@link RemoteAtomics}) right before its Atomic Response goes out on queue 3, so that the
  *       responses of Reads and atomics keep request order (RFC 7306 §5.4, §7).</li>
+ *   <li><b>Commit draft.</b> A Flush, Verify or Atomic Write at the IRD head is executed by
+ *       {@link CommitDraft#respond} right before its response. A Flush to persistence forces its
+ *       range off the loop: until the force reported, the IRD head (and every response behind it)
+ *       waits while the SQ keeps going ({@link CommitDraft#PENDING}, C-FLUSH-014, C-FLUSH-043).</li>
  * </ul>
  *
  * <p>Thread safety: confined to the engine's event loop.
@@ -59,6 +63,8 @@ final class QpTxEngine {
     private static final int SEGMENT_LAST = 1;
     /** The segment could not be built; nothing of it reached the link. */
     private static final int SEGMENT_FAILED = 2;
+    /** Nothing was sent: the IRD head waits for a Flush's force off the loop; the SQ may go on. */
+    private static final int SEGMENT_WAIT = 3;
 
     private final QpEngine engine;
     private final RdmapMessageEncoder encoder;
@@ -121,7 +127,16 @@ final class QpTxEngine {
     }
 
     boolean hasWork() {
-        return !halted && (current != null || responding || queueHead != null || !ird.isEmpty());
+        return !halted && (current != null || responding || queueHead != null || responseReady());
+    }
+
+    /**
+     * Whether the IRD head can be answered now: not while a Flush's force runs off the loop (its
+     * completion schedules the engine again). Responses keep request order, so nothing behind it
+     * goes either (C-FLUSH-043); the SQ is an independent stream (RFC 5040 §5.5, C-FLUSH-045).
+     */
+    private boolean responseReady() {
+        return !ird.isEmpty() && !engine.commit.persisting();
     }
 
     /**
@@ -136,7 +151,7 @@ final class QpTxEngine {
         int n = 0;
         while (n < budget && !blocked && !halted && !engine.stopRequested()) {
             if (current == null && !responding) {
-                boolean response = !ird.isEmpty();
+                boolean response = responseReady();
                 boolean sq = queueHead != null;
                 if (!response && !sq) {
                     break;
@@ -160,6 +175,9 @@ final class QpTxEngine {
                 halted = true;
                 engine.streamFailure(w, e);
                 return n;
+            }
+            if (r == SEGMENT_WAIT) {
+                continue; // nothing was sent; the SQ may go while the force runs
             }
             if (r == SEGMENT_FAILED) {
                 if (w != null) {
@@ -366,10 +384,16 @@ final class QpTxEngine {
     /**
      * Executes the commit draft request at the IRD head and sends its response on queue 3, in order
      * with the Read Responses (C-AW-046). A request that fails sends nothing: the QP was told and
-     * the Terminate follows (C-FLUSH-021, C-VERIFY-016).
+     * the Terminate follows (C-FLUSH-021, C-VERIFY-016). A Flush to persistence whose force runs off
+     * the loop sends nothing yet: TX leaves the head (still queued) and comes back when the force
+     * reported (C-FLUSH-014: the response only after the force).
      */
     private int sendCommitResponse() {
         int n = engine.commit.respond(queue3Msn);
+        if (n == CommitDraft.PENDING) {
+            responding = false;
+            return SEGMENT_WAIT;
+        }
         if (n < 0) {
             responding = false;
             halted = true;
@@ -485,5 +509,6 @@ final class QpTxEngine {
         responding = false;
         ord.clear();
         ird.clear();
+        engine.commit.cancelForce(); // a force in flight answers nobody now (its report is dropped)
     }
 }

@@ -168,6 +168,15 @@ final class SoftQueuePair implements QueuePair {
         return inboundWrite;
     }
 
+    /**
+     * Whether Destroy QP ran (any thread).
+     *
+     * @return true once the QP was destroyed
+     */
+    boolean destroyed() {
+        return destroyed;
+    }
+
     @Override
     public QpState state() {
         return state;

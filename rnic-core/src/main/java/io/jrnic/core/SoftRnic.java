@@ -61,10 +61,16 @@ public final class SoftRnic implements Rnic {
     private final CompletionEventHandler[] completionHandlers;
     /** Owns the transports (event loops, sockets); creates them on first use (docs/connection-management.md). */
     private final SoftConnectionManager connections = new SoftConnectionManager(this);
+    /**
+     * Runs the {@code force()} of RDMA Flushes to persistence off the event loops (threads created on
+     * the first such Flush, closed with the RNIC; docs/engine.md "Flush to persistence off the loop").
+     */
+    final PersistenceExecutor persistence;
     private volatile boolean open = true;
 
     private SoftRnic(RnicConfig config) {
         this.config = snapshot(config);
+        this.persistence = new PersistenceExecutor(this.config.name());
         this.extensions = config.extensions();
         this.physicalMemory = config.physicalMemory();
         this.stagCapacity = Math.min((1 << 24) - 1, config.maxMrs() + config.maxMws());
@@ -431,6 +437,7 @@ public final class SoftRnic implements Rnic {
     @Override
     public void close() {
         connections.close();
+        persistence.close(); // after the loops ended: no Flush can start a force any more
         synchronized (resourceLock) {
             if (!open) {
                 return;

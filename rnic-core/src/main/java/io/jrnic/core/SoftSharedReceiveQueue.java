@@ -11,8 +11,10 @@ import io.jrnic.api.SrqFairShare;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -30,6 +32,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * when the policy terminates, no WQE: its Send then fails with "no buffer available" and its
  * stream is terminated while the WQE stays for the other QPs. Taking allocates nothing once a QP
  * has its record (made at its first take).
+ *
+ * <p>Graceful receive overflow (Verbs §13.2, V-WRP-65/66, docs/engine.md "Graceful receive
+ * overflow"): a QP whose Send finds the S-RQ empty and whose link holds such Sends joins the
+ * <em>waiters</em> ({@link #awaitWqe}), an intrusive FIFO through the consumer records. A post then
+ * grants the posted WQEs to the waiters in the order they were held, one WQE per waiting QP: a
+ * granted WQE is reserved (other QPs' takes see {@code available - reserved}) until the granted
+ * QP takes it on its own event loop, woken through the {@link Runnable} it enlisted with. A QP the
+ * fair-share policy refuses is not held (RFC 5042 §6.4.3.1: it is terminated as before), and a QP
+ * that leaves ({@link #detach}, {@link #cancelWait}) gives its grant to the next waiter. Posting
+ * and granting allocate nothing.
+ *
+ * <pre>
+ *  waiters:  head ─► [q2] ─► [q5] ─► [q1] ◄─ tail      post 2 WQEs: q2, q5 granted (reserved = 2),
+ *                                                        each woken; q1 keeps waiting
+ * </pre>
  *
  * <pre>
  *  window ring (size W):  [q1][q2][q1][q1][q3][q1]...   pos ─► next slot to overwrite
@@ -55,6 +72,11 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
     /** Consumers of the last {@code window.length} takes; null slots are not filled yet. */
     private Consumer[] window;
     private int windowPos;
+    /** QPs holding a Send for want of a WQE, in the order they were held (V-WRP-65). */
+    private Consumer waitHead;
+    private Consumer waitTail;
+    /** Posted WQEs granted to woken waiters and not taken yet: not for the other QPs. */
+    private int reserved;
 
     /** Per-QP accounting of S-RQ consumption; guarded by the S-RQ's monitor. */
     private static final class Consumer {
@@ -65,6 +87,16 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         long exceeded;
         /** Over its share at its last take: the event fired and is not raised again until it is back. */
         boolean over;
+        /** Its last take was refused by the fair-share policy (terminate): it must not be held. */
+        boolean refused;
+        /** Among the waiters (graceful receive overflow); linked through prevWaiter/nextWaiter. */
+        boolean waiting;
+        /** A posted WQE is reserved for it until its next take. */
+        boolean granted;
+        Consumer prevWaiter;
+        Consumer nextWaiter;
+        /** Schedules the QP's retry on its own event loop; only enqueues, takes no jrnic lock. */
+        Runnable wake;
 
         Consumer(SoftQueuePair qp) {
             this.qp = qp;
@@ -107,6 +139,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         synchronized (this) {
             checkUsable();
             queue.post(wr);
+            grantWaiters();
         }
     }
 
@@ -118,9 +151,11 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
                 try {
                     queue.post(wrs[offset + i]);
                 } catch (VerbsException e) {
+                    grantWaiters(); // the WRs before the bad one were posted
                     throw new VerbsException(e.status(), "WR " + i + " of the list: " + e.getMessage(), i);
                 }
             }
+            grantWaiters();
             return count;
         }
     }
@@ -131,18 +166,21 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
      * limit. Events are raised here and delivered by the caller's drain.
      *
      * @param qp the consuming QP (called under its lock)
-     * @return the WQE, or null when the S-RQ is empty or destroyed, or when the policy refuses the
-     *         QP a WQE beyond its fair share
+     * <p>WQEs granted to waiting QPs are not available to the others; a granted QP takes its own.
+     *
+     * @param qp the consuming QP (called under its lock)
+     * @return the WQE, or null when the S-RQ is empty (for this QP) or destroyed, or when the policy
+     *         refuses the QP a WQE beyond its fair share
      */
     ReceiveWqe take(SoftQueuePair qp) {
         synchronized (this) {
-            if (destroyed || queue.available() == 0) {
+            if (destroyed) {
                 return null;
             }
-            Consumer c = consumers.get(qp);
-            if (c == null) {
-                c = new Consumer(qp); // once per QP, at its first Send
-                consumers.put(qp, c);
+            Consumer c = consumer(qp);
+            c.refused = false;
+            if (queue.available() - reserved + (c.granted ? 1 : 0) <= 0) {
+                return null;
             }
             Consumer evicted = window[windowPos];
             int inWindowAfter = c.inWindow + 1 - (evicted == c ? 1 : 0);
@@ -153,12 +191,23 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
                     rnic.events.raise(new AsyncEvent(AsyncEventType.SRQ_FAIR_SHARE_EXCEEDED, qp));
                 }
                 if (policy.terminate()) {
-                    return null; // RFC 5042 §6.4.3.1: no buffer for this stream, the others keep theirs
+                    // RFC 5042 §6.4.3.1: no buffer for this stream, the others keep theirs; it is
+                    // terminated, not held, so it leaves the waiters and passes its grant on
+                    c.refused = true;
+                    leave(c);
+                    return null;
                 }
             } else {
                 c.over = false;
             }
             ReceiveWqe w = queue.take();
+            if (c.granted) {
+                c.granted = false;
+                reserved--;
+            }
+            if (c.waiting) {
+                unlink(c); // a WQE posted while it enlisted was found by its second look
+            }
             if (evicted != null) {
                 evicted.inWindow--;
             }
@@ -174,6 +223,134 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
             }
             return w;
         }
+    }
+
+    private Consumer consumer(SoftQueuePair qp) {
+        Consumer c = consumers.get(qp);
+        if (c == null) {
+            c = new Consumer(qp); // once per QP, at its first Send
+            consumers.put(qp, c);
+        }
+        return c;
+    }
+
+    /**
+     * Graceful receive overflow (V-WRP-65): {@code qp} found no WQE for a Send and holds it. Enlists
+     * the QP at the tail of the waiters (once: a QP already waiting or granted keeps its place), so
+     * that a later post wakes it. The caller takes again after this call (a WQE posted in between
+     * is found then) and holds the Send only while {@link #waitsForWqe} is true.
+     *
+     * @param qp   the QP (called on its event loop, without its lock)
+     * @param wake schedules the QP's retry on its event loop; it must only enqueue work
+     * @return false when the QP must not wait: the S-RQ or the QP is destroyed, or the fair-share
+     *         policy just refused the QP (RFC 5042 §6.4.3.1, it is terminated as without the option)
+     */
+    boolean awaitWqe(SoftQueuePair qp, Runnable wake) {
+        synchronized (this) {
+            // Destroy QP marks the QP before it detaches it here: a QP enlisting after its
+            // detach sees the mark, so no record of a destroyed QP is made again
+            if (destroyed || qp.destroyed()) {
+                return false;
+            }
+            Consumer c = consumer(qp);
+            if (c.refused) {
+                return false;
+            }
+            c.wake = wake;
+            if (!c.waiting && !c.granted) {
+                c.waiting = true;
+                c.prevWaiter = waitTail;
+                if (waitTail == null) {
+                    waitHead = c;
+                } else {
+                    waitTail.nextWaiter = c;
+                }
+                waitTail = c;
+            }
+            return true;
+        }
+    }
+
+    /**
+     * Whether {@code qp} is among the waiters or holds a granted WQE (a Send it holds will be
+     * retried).
+     *
+     * @param qp the QP
+     * @return true while the QP waits for a WQE
+     */
+    synchronized boolean waitsForWqe(SoftQueuePair qp) {
+        Consumer c = consumers.get(qp);
+        return c != null && (c.waiting || c.granted);
+    }
+
+    /**
+     * The QP no longer holds a Send (it stopped, left RTS, or its Send failed): it leaves the
+     * waiters, and a WQE granted to it goes to the next waiter.
+     *
+     * @param qp the QP
+     */
+    synchronized void cancelWait(SoftQueuePair qp) {
+        Consumer c = consumers.get(qp);
+        if (c != null) {
+            leave(c);
+        }
+    }
+
+    /** Unlinks a waiter and passes a grant on (under the monitor). */
+    private void leave(Consumer c) {
+        if (c.waiting) {
+            unlink(c);
+        }
+        if (c.granted) {
+            c.granted = false;
+            reserved--;
+            grantWaiters();
+        }
+    }
+
+    private void unlink(Consumer c) {
+        if (c.prevWaiter == null) {
+            waitHead = c.nextWaiter;
+        } else {
+            c.prevWaiter.nextWaiter = c.nextWaiter;
+        }
+        if (c.nextWaiter == null) {
+            waitTail = c.prevWaiter;
+        } else {
+            c.nextWaiter.prevWaiter = c.prevWaiter;
+        }
+        c.prevWaiter = null;
+        c.nextWaiter = null;
+        c.waiting = false;
+    }
+
+    /**
+     * Grants unreserved WQEs to the waiters, oldest first, one each, and wakes them (under the
+     * monitor: a wake only enqueues the retry on the QP's own event loop, so no lock is taken).
+     * Allocates nothing.
+     */
+    private void grantWaiters() {
+        while (waitHead != null && queue.available() - reserved > 0) {
+            Consumer c = waitHead;
+            unlink(c);
+            c.granted = true;
+            reserved++;
+            c.wake.run();
+        }
+    }
+
+    /** Waiting QPs, oldest first (tests). */
+    synchronized List<SoftQueuePair> waiters() {
+        List<SoftQueuePair> l = new ArrayList<>();
+        for (Consumer c = waitHead; c != null; c = c.nextWaiter) {
+            l.add(c.qp);
+        }
+        return l;
+    }
+
+    /** Posted WQEs granted to woken waiters and not yet taken (tests). */
+    synchronized int reserved() {
+        return reserved;
     }
 
     private boolean overShare(Consumer c, int inWindowAfter) {
@@ -200,12 +377,16 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
 
     /**
      * Forgets the accounting of a destroyed QP (its WQEs were recycled by its destruction); its
-     * takes stay in the window until they slide out.
+     * takes stay in the window until they slide out. A QP destroyed while holding a Send leaves the
+     * waiters, and a WQE granted to it goes to the next waiter.
      *
      * @param qp the QP
      */
     synchronized void detach(SoftQueuePair qp) {
-        consumers.remove(qp);
+        Consumer c = consumers.remove(qp);
+        if (c != null) {
+            leave(c);
+        }
     }
 
     @Override
@@ -320,6 +501,9 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         queue.drainTo(queue::recycle);
         consumers.clear();
         holders.clear();
+        waitHead = null;
+        waitTail = null;
+        reserved = 0;
         Arrays.fill(window, null);
     }
 

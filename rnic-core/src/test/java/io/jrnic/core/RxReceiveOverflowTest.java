@@ -170,9 +170,9 @@ class RxReceiveOverflowTest extends EngineFixture {
     }
 
     @Test
-    void sharedReceiveQueueKeepsTheRfcBehaviour_V_WRP_65() {
+    void sharedReceiveQueueWithoutTheOptionKeepsTheRfcBehaviour_V_WRP_65() {
         link = new MemoryLinkPair(MemoryLinkPair.Options.defaults());
-        link.b.gracefulOverflow = true;
+        link.b.gracefulOverflow = false; // with the option, S-RQ QPs hold: SrqReceiveOverflowTest
         a = side(link.a);
         b = new Side();
         b.rnic = SoftRnic.open(new io.jrnic.api.RnicConfig().name("rx-srq-side"));
@@ -185,7 +185,7 @@ class RxReceiveOverflowTest extends EngineFixture {
         b.qp.modify(new io.jrnic.api.QueuePairModification().nextState(QpState.RTS).llpStream(b.engine));
         sides.add(b);
         source = a.region(64, RIGHTS);
-        // an S-RQ's WQEs are shared by its QPs: one QP does not pause for them (RFC behaviour)
+        // without the option an S-RQ QP does not pause either (RFC 5040 §5.3)
         send(1, 0, 10);
         awaitState(b, QpState.ERROR);
         assertThat(b.eventTypes()).containsExactly(AsyncEventType.RQ_INVALID_MSN_RANGE);
