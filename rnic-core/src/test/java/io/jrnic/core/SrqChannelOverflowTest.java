@@ -15,15 +15,12 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import io.jrnic.core.transport.ConnectCallback;
 import io.jrnic.core.transport.ConnectionRequestHandler;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
 import io.jrnic.core.transport.MpaListener;
-import io.jrnic.core.transport.SetupFailure;
 import io.jrnic.core.transport.TransportConfig;
 import io.jrnic.mpa.MpaSettings;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
@@ -31,10 +28,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,55 +38,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (netty autoRead off); TCP flow control stalls both senders; WQEs posted to the S-RQ wake the held
  * QPs, and every message of both streams arrives byte for byte, in order on each QP.
  */
-class SrqChannelOverflowTest {
+class SrqChannelOverflowTest extends ChannelEngineFixture {
     private static final int MESSAGE = 128 * 1024;
     private static final int MESSAGES = 40; // per stream: 5 MiB each, more than the socket buffers hold
 
-    private IwarpTransport transport;
-    private final List<SoftRnic> rnics = new ArrayList<>();
-
-    @AfterEach
-    void tearDown() {
-        rnics.forEach(SoftRnic::close);
-        if (transport != null) {
-            transport.close();
-        }
-    }
-
-    private static <T> T get(CompletableFuture<T> f) throws Exception {
-        return f.get(20, TimeUnit.SECONDS);
-    }
-
-    private static void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.onSpinWait();
-        }
-    }
-
-    /** Runs a task on the channel's loop and waits: one full turn of that event loop. */
-    private static void turn(FpduChannel channel) throws Exception {
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        channel.executor().execute(() -> done.complete(null));
-        get(done);
-    }
-
-    private static final class Established implements ConnectCallback {
-        final CompletableFuture<FpduChannel> channel = new CompletableFuture<>();
-
-        @Override
-        public void onEstablished(FpduChannel c) {
-            channel.complete(c);
-        }
-
-        @Override
-        public void onFailed(SetupFailure failure) {
-            channel.completeExceptionally(new AssertionError("setup failed: " + failure));
-        }
-    }
 
     /** A QP on a {@link ChannelLink} with its own CQ, and what it completed. */
     private static final class Endpoint {
