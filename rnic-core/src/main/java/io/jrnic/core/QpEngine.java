@@ -13,6 +13,7 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -275,7 +276,14 @@ public final class QpEngine implements QpTransport {
 
     void schedule() {
         if (scheduled.compareAndSet(false, true)) {
-            executor.execute(runTask);
+            try {
+                executor.execute(runTask);
+            } catch (RejectedExecutionException e) {
+                // The link's event loop has terminated (its transport closed): the link's closure
+                // ran on it first and took the QP to Error, whose flush completes every WQE; a
+                // poster racing that must not see the executor's exception.
+                scheduled.set(false);
+            }
         }
     }
 

@@ -229,7 +229,13 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
      */
     void receivePosted() {
         if (awaitingReceive && retryScheduled.compareAndSet(false, true)) {
-            engine.executor.execute(retryTask);
+            try {
+                engine.executor.execute(retryTask);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // The loop has terminated: the link's closure already ran there and moved the QP
+                // to Error, which flushes the receive just posted. Nothing is left to replay.
+                retryScheduled.set(false);
+            }
         }
     }
 

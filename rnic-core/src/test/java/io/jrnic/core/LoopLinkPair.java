@@ -20,10 +20,19 @@ final class LoopLinkPair {
     /** A manual event loop: tasks run in FIFO order when the test calls {@link #runAll()}. */
     static final class Loop implements Executor {
         private final ArrayDeque<Runnable> tasks = new ArrayDeque<>(1024);
+        private boolean terminated;
 
         @Override
         public void execute(Runnable task) {
+            if (terminated) {
+                throw new java.util.concurrent.RejectedExecutionException("loop terminated");
+            }
             tasks.add(task);
+        }
+
+        /** From now on the loop refuses tasks, as a terminated netty event loop does. */
+        void terminate() {
+            terminated = true;
         }
 
         /** Runs tasks until none is left; returns how many ran. */

@@ -190,4 +190,36 @@ class TxLatencyPathTest extends LoopEngineFixture {
         assertThat(poll(b).getFirst().byteLength()).isEqualTo(10_000);
         assertThat(b.memory(dst).mismatch(m)).isEqualTo(-1L);
     }
+
+    /**
+     * A post that races the termination of the link's event loop (its transport closed) must not
+     * throw the executor's RejectedExecutionException at the application: the link's closure ran
+     * on the loop first and owns the flush.
+     */
+    @Test
+    void postingAfterTheLoopTerminatedDoesNotThrowTheExecutorsRejection() {
+        LoopLinkPair pair = new LoopLinkPair(loop, 1448, log);
+        EngineFixture.Side a = side(pair.a, 0);
+        side(pair.b, 0);
+        MemoryRegion mr = a.region(64, EngineFixture.RIGHTS);
+        loop.terminate();
+        // posted from an application thread (the manual loop counts the test thread as the loop's)
+        java.util.concurrent.atomic.AtomicReference<Throwable> thrown = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread poster = Thread.ofPlatform().start(() -> {
+            try {
+                a.qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.SEND).sge(mr.stag(), a.base(mr), 8));
+                a.qp.postReceive(new ReceiveWorkRequest().wrId(2).sge(mr.stag(), a.base(mr), 8));
+            } catch (Throwable t) {
+                thrown.set(t);
+            }
+        });
+        try {
+            poster.join(10_000);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertThat(poster.isAlive()).isFalse();
+        assertThat(thrown.get()).isNull();
+        assertThat(a.qp.state()).isEqualTo(QpState.RTS);
+    }
 }
