@@ -5,7 +5,6 @@ import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.RnicExtension;
 import io.jrnic.api.SendWorkRequest;
-import io.jrnic.api.StagState;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.VerifyHash;
@@ -426,36 +425,22 @@ final class CommitDraft {
      * needs the QP's inbound-write enable.
      */
     private RdmapError checkTarget(SoftQueuePair qp, RdmapOpcode op, int stag, long to, long size, int right) {
-        StagEntry e = stag >>> 8 == 0 ? null : engine.stags.lookup(stag);
-        StagBinding b = e == null ? null : e.binding;
-        if (b == null || b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
-            event = AsyncEventType.IRRQ_INVALID_STAG;
-            return RdmapError.INVALID_STAG;
+        boolean atomicWrite = op == RdmapOpcode.ATOMIC_WRITE_REQUEST;
+        // right 0: a Flush barrier, which either Flushable right allows (AMB-56)
+        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, size, right,
+                right == 0 ? AccessRights.FLUSHABLE_PERSISTENT | AccessRights.FLUSHABLE_GLOBAL : 0,
+                !atomicWrite || qp.inboundWrite());
+        if (error != null) {
+            event = switch (error) {
+                case INVALID_STAG -> AsyncEventType.IRRQ_INVALID_STAG;
+                case STAG_NOT_ASSOCIATED -> AsyncEventType.IRRQ_INVALID_PD;
+                case ACCESS_RIGHTS_VIOLATION -> atomicWrite && !qp.inboundWrite()
+                        ? AsyncEventType.RDMA_WRITE_NOT_ENABLED : AsyncEventType.IRRQ_ACCESS_RIGHTS;
+                case TO_WRAP -> AsyncEventType.IRRQ_WRAP;
+                default -> AsyncEventType.IRRQ_BASE_BOUNDS;
+            };
         }
-        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
-            event = AsyncEventType.IRRQ_INVALID_PD;
-            return RdmapError.STAG_NOT_ASSOCIATED;
-        }
-        boolean allowed = right == 0
-                ? (b.rights() & (AccessRights.FLUSHABLE_PERSISTENT | AccessRights.FLUSHABLE_GLOBAL)) != 0
-                : AccessRights.has(b.rights(), right);
-        if (op == RdmapOpcode.ATOMIC_WRITE_REQUEST && !qp.inboundWrite()) {
-            event = AsyncEventType.RDMA_WRITE_NOT_ENABLED;
-            return RdmapError.ACCESS_RIGHTS_VIOLATION;
-        }
-        if (!allowed) {
-            event = AsyncEventType.IRRQ_ACCESS_RIGHTS;
-            return RdmapError.ACCESS_RIGHTS_VIOLATION;
-        }
-        if (StagBinding.wraps(to, size)) {
-            event = AsyncEventType.IRRQ_WRAP;
-            return RdmapError.TO_WRAP;
-        }
-        if (!b.contains(to, size)) {
-            event = AsyncEventType.IRRQ_BASE_BOUNDS;
-            return RdmapError.BASE_OR_BOUNDS_VIOLATION;
-        }
-        return null;
+        return error;
     }
 
     /**

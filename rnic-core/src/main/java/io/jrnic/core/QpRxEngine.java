@@ -811,7 +811,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = readRequest.sourceStag();
         long to = readRequest.sourceTaggedOffset();
-        RdmapError error = checkRemote(qp, stag, to, size, AccessRights.REMOTE_READ, qp.inboundRead());
+        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, size, AccessRights.REMOTE_READ, 0, qp.inboundRead());
         if (error != null) {
             ddp.stop();
             fail(error, eventForRemote(error, !qp.inboundRead()), headerFlyweight(), segmentLengthField(), segment, rrAt);
@@ -880,7 +880,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = a.remoteStag();
         long to = a.remoteTaggedOffset();
-        RdmapError error = checkRemote(qp, stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC, true);
+        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC, 0, true);
         StagBinding b = error == null ? engine.stags.lookupValid(stag) : null;
         if (error == null) {
             error = AtomicOps.checkAlignment(RemoteAtomics.address(b.memory(), b.offsetOf(to)));
@@ -953,36 +953,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     }
 
     /**
-     * RFC 5040 §7.2 / RFC 5042 §5 checks of a remote buffer named by a Read Request source or an
-     * atomic's target (R-READ-022, R-ERR-027..031, A-ATOM-074), in this order: valid STag, this QP's
-     * PD or a window bound to it, the right (and the QP enabling it), no wrap, in bounds.
-     *
-     * @param enabled whether the QP allows the operation at all (inbound Reads); false is an access
-     *                violation like a missing right
-     */
-    private RdmapError checkRemote(SoftQueuePair qp, int stag, long to, long size, int right, boolean enabled) {
-        StagEntry e = stag >>> 8 == 0 ? null : engine.stags.lookup(stag);
-        if (e == null) {
-            return RdmapError.INVALID_STAG;
-        }
-        StagBinding b = e.binding;
-        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
-            return RdmapError.INVALID_STAG;
-        }
-        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
-            return RdmapError.STAG_NOT_ASSOCIATED;
-        }
-        if (!enabled || !AccessRights.has(b.rights(), right)) {
-            return RdmapError.ACCESS_RIGHTS_VIOLATION;
-        }
-        if (StagBinding.wraps(to, size)) {
-            return RdmapError.TO_WRAP;
-        }
-        return b.contains(to, size) ? null : RdmapError.BASE_OR_BOUNDS_VIOLATION;
-    }
-
-    /**
-     * The Verbs Figure 24 event of a {@link #checkRemote} failure.
+     * The Verbs Figure 24 event of a {@link StagTable#checkRequestTarget} failure.
      *
      * @param readsDisabled the access violation was the QP not enabling inbound Reads
      */

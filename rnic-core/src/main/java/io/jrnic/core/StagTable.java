@@ -4,6 +4,7 @@ import io.jrnic.api.AccessRights;
 import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.StagState;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.rdmap.RdmapError;
 
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
@@ -201,6 +202,37 @@ final class StagTable {
         }
         StagBinding b = lookupValid(stag);
         return b == null ? 0 : b.offsetOf(to);
+    }
+
+    /**
+     * RFC 5040 §7.2 / RFC 5042 §5 checks of the buffer a queue-1 request names -- a Read Request's
+     * source, an RFC 7306 atomic's target, a commit draft request's target -- in the order the
+     * Terminate reports them: valid STag with its key, this QP's PD (or a window bound to this QP),
+     * the right, no TO wrap, in bounds.
+     *
+     * @param allOf   the rights the request needs, every one of them
+     * @param anyOf   rights of which the request needs at least one, or 0
+     * @param enabled whether the QP allows the operation at all (inbound Reads / Writes); false is an
+     *                access violation like a missing right
+     * @return null when allowed, else the RDMAP error
+     */
+    RdmapError checkRequestTarget(SoftQueuePair qp, int stag, long to, long size, int allOf, int anyOf,
+                                  boolean enabled) {
+        StagEntry e = stag >>> 8 == 0 ? null : lookup(stag);
+        StagBinding b = e == null ? null : e.binding;
+        if (b == null || b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
+            return RdmapError.INVALID_STAG;
+        }
+        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+            return RdmapError.STAG_NOT_ASSOCIATED;
+        }
+        if (!enabled || !AccessRights.has(b.rights(), allOf) || anyOf != 0 && (b.rights() & anyOf) == 0) {
+            return RdmapError.ACCESS_RIGHTS_VIOLATION;
+        }
+        if (StagBinding.wraps(to, size)) {
+            return RdmapError.TO_WRAP;
+        }
+        return b.contains(to, size) ? null : RdmapError.BASE_OR_BOUNDS_VIOLATION;
     }
 
     /**

@@ -157,38 +157,13 @@ final class RxWindow extends SegmentByteBuf {
     }
 
     @Override
-    protected short _getShortLE(int index) {
-        return Short.reverseBytes(_getShort(index));
-    }
-
-    @Override
-    protected int _getUnsignedMedium(int index) {
-        return (_getByte(index) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index + 2) & 0xff;
-    }
-
-    @Override
-    protected int _getUnsignedMediumLE(int index) {
-        return (_getByte(index + 2) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index) & 0xff;
-    }
-
-    @Override
     protected int _getInt(int index) {
         return segment.get(INT, base + index);
     }
 
     @Override
-    protected int _getIntLE(int index) {
-        return Integer.reverseBytes(_getInt(index));
-    }
-
-    @Override
     protected long _getLong(int index) {
         return segment.get(LONG, base + index);
-    }
-
-    @Override
-    protected long _getLongLE(int index) {
-        return Long.reverseBytes(_getLong(index));
     }
 
     @Override
@@ -202,42 +177,13 @@ final class RxWindow extends SegmentByteBuf {
     }
 
     @Override
-    protected void _setShortLE(int index, int value) {
-        _setShort(index, Short.reverseBytes((short) value));
-    }
-
-    @Override
-    protected void _setMedium(int index, int value) {
-        _setByte(index, value >>> 16);
-        _setByte(index + 1, value >>> 8);
-        _setByte(index + 2, value);
-    }
-
-    @Override
-    protected void _setMediumLE(int index, int value) {
-        _setByte(index, value);
-        _setByte(index + 1, value >>> 8);
-        _setByte(index + 2, value >>> 16);
-    }
-
-    @Override
     protected void _setInt(int index, int value) {
         segment.set(INT, base + index, value);
     }
 
     @Override
-    protected void _setIntLE(int index, int value) {
-        _setInt(index, Integer.reverseBytes(value));
-    }
-
-    @Override
     protected void _setLong(int index, long value) {
         segment.set(LONG, base + index, value);
-    }
-
-    @Override
-    protected void _setLongLE(int index, long value) {
-        _setLong(index, Long.reverseBytes(value));
     }
 
     @Override

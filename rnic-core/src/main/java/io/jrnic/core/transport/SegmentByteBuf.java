@@ -66,4 +66,61 @@ abstract class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
     public final long memoryAddress() {
         throw new UnsupportedOperationException();
     }
+
+    // The little-endian and three-byte accessors, composed from the subclass's own byte, short,
+    // int and long accessors (a read-only subclass refuses those, and so these).
+
+    @Override
+    protected final short _getShortLE(int index) {
+        return Short.reverseBytes(_getShort(index));
+    }
+
+    @Override
+    protected final int _getUnsignedMedium(int index) {
+        return (_getByte(index) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index + 2) & 0xff;
+    }
+
+    @Override
+    protected final int _getUnsignedMediumLE(int index) {
+        return (_getByte(index + 2) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index) & 0xff;
+    }
+
+    @Override
+    protected final int _getIntLE(int index) {
+        return Integer.reverseBytes(_getInt(index));
+    }
+
+    @Override
+    protected final long _getLongLE(int index) {
+        return Long.reverseBytes(_getLong(index));
+    }
+
+    @Override
+    protected final void _setShortLE(int index, int value) {
+        _setShort(index, Short.reverseBytes((short) value));
+    }
+
+    @Override
+    protected final void _setMedium(int index, int value) {
+        _setByte(index, value >>> 16);
+        _setByte(index + 1, value >>> 8);
+        _setByte(index + 2, value);
+    }
+
+    @Override
+    protected final void _setMediumLE(int index, int value) {
+        _setByte(index, value);
+        _setByte(index + 1, value >>> 8);
+        _setByte(index + 2, value >>> 16);
+    }
+
+    @Override
+    protected final void _setIntLE(int index, int value) {
+        _setInt(index, Integer.reverseBytes(value));
+    }
+
+    @Override
+    protected final void _setLongLE(int index, long value) {
+        _setLong(index, Long.reverseBytes(value));
+    }
 }

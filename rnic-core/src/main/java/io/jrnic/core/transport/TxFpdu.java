@@ -358,38 +358,13 @@ final class TxFpdu extends SegmentByteBuf {
     }
 
     @Override
-    protected short _getShortLE(int index) {
-        return Short.reverseBytes(_getShort(index));
-    }
-
-    @Override
-    protected int _getUnsignedMedium(int index) {
-        return (_getByte(index) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index + 2) & 0xff;
-    }
-
-    @Override
-    protected int _getUnsignedMediumLE(int index) {
-        return (_getByte(index + 2) & 0xff) << 16 | (_getByte(index + 1) & 0xff) << 8 | _getByte(index) & 0xff;
-    }
-
-    @Override
     protected int _getInt(int index) {
         return (_getShort(index) & 0xffff) << 16 | _getShort(index + 2) & 0xffff;
     }
 
     @Override
-    protected int _getIntLE(int index) {
-        return Integer.reverseBytes(_getInt(index));
-    }
-
-    @Override
     protected long _getLong(int index) {
         return (_getInt(index) & 0xffffffffL) << 32 | _getInt(index + 4) & 0xffffffffL;
-    }
-
-    @Override
-    protected long _getLongLE(int index) {
-        return Long.reverseBytes(_getLong(index));
     }
 
     @Override
@@ -460,37 +435,12 @@ final class TxFpdu extends SegmentByteBuf {
     }
 
     @Override
-    protected void _setShortLE(int index, int value) {
-        throw new UnsupportedOperationException("read-only FPDU");
-    }
-
-    @Override
-    protected void _setMedium(int index, int value) {
-        throw new UnsupportedOperationException("read-only FPDU");
-    }
-
-    @Override
-    protected void _setMediumLE(int index, int value) {
-        throw new UnsupportedOperationException("read-only FPDU");
-    }
-
-    @Override
     protected void _setInt(int index, int value) {
         throw new UnsupportedOperationException("read-only FPDU");
     }
 
     @Override
-    protected void _setIntLE(int index, int value) {
-        throw new UnsupportedOperationException("read-only FPDU");
-    }
-
-    @Override
     protected void _setLong(int index, long value) {
-        throw new UnsupportedOperationException("read-only FPDU");
-    }
-
-    @Override
-    protected void _setLongLE(int index, long value) {
         throw new UnsupportedOperationException("read-only FPDU");
     }
 
