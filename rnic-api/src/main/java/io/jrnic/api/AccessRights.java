@@ -44,6 +44,20 @@ public final class AccessRights {
     }
 
     /**
+     * The bits of named rights.
+     *
+     * @param rights the rights
+     * @return their bits or-ed together (0 for none)
+     */
+    public static int of(Access... rights) {
+        int bits = 0;
+        for (Access a : rights) {
+            bits |= a.bit();
+        }
+        return bits;
+    }
+
+    /**
      * Whether {@code rights} contains every bit of {@code required}.
      *
      * @param rights   the rights held

@@ -1,58 +1,33 @@
 package io.jrnic.api;
 
 import java.net.SocketAddress;
+import java.util.concurrent.CompletionStage;
 
 /**
  * An established connection: a queue pair in RTS on an MPA stream, with what setup negotiated and
  * exchanged (Verbs 1.0 §6.6.1). Teardown follows Verbs §6.6.2 and is a Modify QP on the queue pair;
- * {@link #disconnect()} and {@link #abort()} are shorthands.
+ * {@link #disconnect()} and {@link #abort()} are shorthands whose stages complete when the LLP
+ * stream has closed, and {@link #close()} disconnects and waits for it. The connection manager
+ * creates connections; closing one leaves the queue pair (Idle or Error) to the application.
  *
- * <p>Thread safety: immutable; the methods are as thread safe as {@link QueuePair#modify}.
+ * <pre>{@code
+ * try (Connection c = cm.connect(qp, address, settings, null).toCompletableFuture().get()) {
+ *     ... work requests, their completions reaped ...
+ * }                                                   // graceful close, waits for the stream to end
+ * }</pre>
+ *
+ * <p>Threads: the stages complete on the connection's event loop (or on the thread whose verb
+ * closed the stream); dependent actions must not block there (use the {@code *Async} stage methods).
+ *
+ * <p>Thread safety: thread safe.
  */
-public final class Connection {
+public interface Connection extends AutoCloseable {
     /** The MPA role of an endpoint (RFC 5044 §7.1: the active side is the Initiator). */
-    public enum Role {
+    enum Role {
         /** Sent the MPA Request (the active side). */
         INITIATOR,
         /** Answered with the MPA Reply (the passive side). */
         RESPONDER
-    }
-
-    private final QueuePair queuePair;
-    private final Role role;
-    private final ConnectionParameters parameters;
-    private final int mulpdu;
-    private final byte[] localPrivateData;
-    private final byte[] peerPrivateData;
-    private final SocketAddress localAddress;
-    private final SocketAddress remoteAddress;
-
-    /**
-     * Creates the description of an established connection (called by the connection manager).
-     *
-     * @param queuePair        the queue pair, in RTS on the connection
-     * @param role             this endpoint's role
-     * @param parameters       what was negotiated
-     * @param mulpdu           the largest ULPDU this endpoint sends (RFC 5044 §4.5)
-     * @param localPrivateData the private data this endpoint sent (copied)
-     * @param peerPrivateData  the private data the peer sent (copied)
-     * @param localAddress     this endpoint's address
-     * @param remoteAddress    the peer's address
-     */
-    public Connection(QueuePair queuePair, Role role, ConnectionParameters parameters, int mulpdu,
-                      byte[] localPrivateData, byte[] peerPrivateData, SocketAddress localAddress,
-                      SocketAddress remoteAddress) {
-        if (queuePair == null || role == null || parameters == null) {
-            throw new IllegalArgumentException("queue pair, role and parameters must not be null");
-        }
-        this.queuePair = queuePair;
-        this.role = role;
-        this.parameters = parameters;
-        this.mulpdu = mulpdu;
-        this.localPrivateData = localPrivateData == null ? new byte[0] : localPrivateData.clone();
-        this.peerPrivateData = peerPrivateData == null ? new byte[0] : peerPrivateData.clone();
-        this.localAddress = localAddress;
-        this.remoteAddress = remoteAddress;
     }
 
     /**
@@ -60,98 +35,97 @@ public final class Connection {
      *
      * @return the queue pair
      */
-    public QueuePair queuePair() {
-        return queuePair;
-    }
+    QueuePair queuePair();
 
     /**
      * This endpoint's MPA role.
      *
      * @return the role
      */
-    public Role role() {
-        return role;
-    }
+    Role role();
 
     /**
      * What setup negotiated (the IRD/ORD here are those applied to the queue pair).
      *
      * @return the parameters
      */
-    public ConnectionParameters parameters() {
-        return parameters;
-    }
+    ConnectionParameters parameters();
 
     /**
      * The largest ULPDU (DDP header plus payload) one FPDU of this endpoint carries (RFC 5044 §4.5).
      *
      * @return bytes
      */
-    public int mulpdu() {
-        return mulpdu;
-    }
+    int mulpdu();
 
     /**
      * The ULP private data this endpoint sent in its Request or Reply.
      *
      * @return a copy
      */
-    public byte[] localPrivateData() {
-        return localPrivateData.clone();
-    }
+    byte[] localPrivateData();
 
     /**
      * The ULP private data of the peer's Request or Reply (after the RFC 6581 IRD/ORD word).
      *
      * @return a copy
      */
-    public byte[] peerPrivateData() {
-        return peerPrivateData.clone();
-    }
+    byte[] peerPrivateData();
 
     /**
      * This endpoint's socket address.
      *
      * @return the address
      */
-    public SocketAddress localAddress() {
-        return localAddress;
-    }
+    SocketAddress localAddress();
 
     /**
      * The peer's socket address.
      *
      * @return the address
      */
-    public SocketAddress remoteAddress() {
-        return remoteAddress;
-    }
+    SocketAddress remoteAddress();
+
+    /**
+     * Completes when the LLP stream of this connection has closed, however it closed: this side's
+     * or the peer's graceful close, an abort, a Terminate, a lost connection, Destroy QP or Close
+     * RNIC. The queue pair has then left the stream (Verbs §6.2.4, §6.6.2).
+     *
+     * @return completes with the queue pair's state at that moment: {@link QpState#IDLE} after a
+     *         graceful close (with {@link AsyncEventType#LLP_CLOSE_COMPLETE}), otherwise
+     *         {@link QpState#ERROR}; never exceptionally
+     */
+    CompletionStage<QpState> closed();
 
     /**
      * Normal close (Verbs §6.6.2.1): Modify QP to Closing. Call it once this side's SQ work has
      * completed; the receive queue is flushed, FIN follows the FPDUs already queued, and when the
      * close finishes the queue pair reaches Idle with the affiliated event
      * {@link AsyncEventType#LLP_CLOSE_COMPLETE}. With SQ work or inbound Reads still outstanding the
-     * Verbs make this a Bad Close: the queue pair goes to Error and the stream is reset.
+     * Verbs make this a Bad Close: the queue pair goes to Error and the stream is reset. When the
+     * queue pair has already left RTS (the peer closed first, a Terminate, an abort), nothing is
+     * modified and the stage is that of {@link #closed()}.
      *
-     * @throws VerbsException INVALID_QP_STATE_CHANGE when the queue pair is not in RTS
+     * @return {@link #closed()}: completes at LLP close
      */
-    public void disconnect() {
-        queuePair.modify(new QueuePairModification().nextState(QpState.CLOSING));
-    }
+    CompletionStage<QpState> disconnect();
 
     /**
      * Abortive teardown (Verbs §6.6.2.3): Modify QP to Error. The stream is reset (no Terminate) and
      * every outstanding work request completes once with {@link WorkCompletionStatus#FLUSHED}.
+     * Nothing is modified when the queue pair is Closing, Terminate, Error or Idle already.
      *
-     * @throws VerbsException INVALID_QP_STATE_CHANGE when the queue pair is Closing or Terminate
+     * @return {@link #closed()}: completes at LLP close
      */
-    public void abort() {
-        queuePair.modify(new QueuePairModification().nextState(QpState.ERROR));
-    }
+    CompletionStage<QpState> abort();
 
+    /**
+     * {@link #disconnect()} and wait until the stream has closed, at most the connection's close
+     * timeout ({@link ConnectionSettings#closeTimeout(java.time.Duration)}) and a margin, after
+     * which the connection is aborted. Does not wait when called on an event loop (from a
+     * callback). Idempotent; the queue pair stays (Idle or Error) for the application to destroy or
+     * reuse.
+     */
     @Override
-    public String toString() {
-        return "Connection[" + role + " " + localAddress + " -> " + remoteAddress + ", QP " + queuePair.id() + "]";
-    }
+    void close();
 }

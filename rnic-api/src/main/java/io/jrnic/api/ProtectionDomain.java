@@ -18,6 +18,17 @@ public interface ProtectionDomain extends AutoCloseable {
     int id();
 
     /**
+     * Starts a registration of a native segment (RI-Register Non-Shared Memory Region, Verbs
+     * §7.3.2.2) with named arguments: {@code pd.registration(segment).access(...).register()}.
+     *
+     * @param memory the caller's native segment (its bytes become the region)
+     * @return the builder
+     */
+    default MemoryRegistration registration(MemorySegment memory) {
+        return new MemoryRegistration(this, memory);
+    }
+
+    /**
      * RI-Register Non-Shared Memory Region (Verbs §7.3.2.2, §9.2.6.2) over a native segment.
      *
      * @param memory         the caller's native segment (its bytes become the region)

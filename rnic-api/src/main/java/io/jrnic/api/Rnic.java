@@ -6,9 +6,49 @@ import java.lang.foreign.MemorySegment;
  * An open RNIC (Verbs 1.0 §5.1, §9.2.1). Every resource is scoped to the RNIC that created it
  * (V-RNIC-1); {@link #close()} frees all of them (V-RNIC-12, V-RNIC-13).
  *
+ * <pre>{@code
+ * try (Rnic rnic = Rnic.open(new RnicConfig())) {   // finds rnic-core through ServiceLoader
+ *     ProtectionDomain pd = rnic.allocatePd();
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Threads: the RNIC calls the application back on its own threads. Connection request
+ * handlers, the stages of {@link ConnectionManager} and {@link Connection}, asynchronous event
+ * handlers and completion event handlers run on a connection's event loop when the network caused
+ * them (an arriving message, a closed stream) and on the application's thread when a verb it called
+ * did (a Modify QP to Error, a post to a QP in Error). An event loop serves many connections:
+ * a callback must not block it (no {@link CompletionQueue#take}, no waiting on a stage; hand such
+ * work to another thread). {@link #close()} from a callback is allowed (it is carried out on a new
+ * thread).
+ *
  * <p>Thread safety: all methods are thread safe.
  */
 public interface Rnic extends AutoCloseable {
+    /**
+     * Open RNIC (Verbs §9.2.1.1) with the implementation found on the class path or module path
+     * ({@link java.util.ServiceLoader} of {@link io.jrnic.api.spi.RnicProvider}; rnic-core provides
+     * the software RNIC), so that an application compiles against rnic-api alone. An RNIC without a
+     * {@link RnicConfig#name(String) name} gets a unique one ({@code jrnic0}, {@code jrnic1}, ...).
+     *
+     * @param config the configuration (read once)
+     * @return the open RNIC
+     * @throws VerbsException        INVALID_MODIFIER for a bad limit, BLOCK_LIST_MODE_NOT_SUPPORTED,
+     *                               RNIC_IN_USE when an RNIC of the configured name is open
+     * @throws IllegalStateException when no implementation is on the class path or module path
+     */
+    static Rnic open(RnicConfig config) {
+        java.util.Objects.requireNonNull(config, "config");
+        return RnicProviders.provider().open(config);
+    }
+
+    /**
+     * The RNIC's name: the configured one, or the one assigned to an unnamed RNIC.
+     *
+     * @return the name, unique among the open RNICs of the JVM
+     */
+    String name();
+
     /**
      * Query RNIC (Verbs §9.2.1.2).
      *
@@ -96,7 +136,13 @@ public interface Rnic extends AutoCloseable {
 
     /**
      * Close RNIC (Verbs §9.2.1.3): destroys every resource, frees RNIC-allocated memory and makes
-     * the name available again. Idempotent.
+     * the name available again. It ends the connections and waits for the RNIC's event loops to
+     * terminate; threads blocked in {@link CompletionQueue#take} wake with INVALID_CQ_HANDLE.
+     * Idempotent: a second call waits for the first to finish.
+     *
+     * <p>Called from a callback on one of the RNIC's event loops (which cannot wait for itself to
+     * terminate), the close is started on a new thread and this method returns at once;
+     * {@link #isOpen()} turns false when it has finished.
      */
     @Override
     void close();

@@ -12,7 +12,7 @@ import java.util.Set;
  * <p>Thread safety: not thread safe; confine to the opening thread.
  */
 public final class RnicConfig {
-    private String name = "jrnic0";
+    private String name;
     private boolean blockListMode;
     private long pageSize = 4096;
     private int maxQps = 1024;
@@ -42,9 +42,10 @@ public final class RnicConfig {
     }
 
     /**
-     * RNIC unique identifier (Verbs §9.2.1.1); one open RNIC per name per JVM.
+     * RNIC unique identifier (Verbs §9.2.1.1); one open RNIC per name per JVM. Unset (the
+     * default, or {@code null}), the RNIC gets a unique name when it opens ({@link Rnic#name()}).
      *
-     * @param name the name
+     * @param name the name, or null for a unique one
      * @return this
      */
     public RnicConfig name(String name) {
@@ -53,9 +54,9 @@ public final class RnicConfig {
     }
 
     /**
-     * The RNIC name.
+     * The configured RNIC name.
      *
-     * @return the name
+     * @return the name, null when unset
      */
     public String name() {
         return name;

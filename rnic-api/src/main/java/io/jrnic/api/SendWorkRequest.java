@@ -213,6 +213,17 @@ public final class SendWorkRequest extends ScatterGatherList {
     }
 
     /**
+     * Remote Address from a peer's buffer descriptor: its STag and TO (RDMA Write sink, RDMA Read
+     * source, atomic target). The length is the application's to respect.
+     *
+     * @param buffer the remote buffer (or a {@link RemoteBuffer#slice(long, long) slice} of it)
+     * @return this
+     */
+    public SendWorkRequest remote(RemoteBuffer buffer) {
+        return remote(buffer.stag(), buffer.to());
+    }
+
+    /**
      * The STag to invalidate: the remote STag of Send with Invalidate, or the target of
      * Invalidate Local STag.
      *

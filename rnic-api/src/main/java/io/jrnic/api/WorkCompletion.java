@@ -1,5 +1,7 @@
 package io.jrnic.api;
 
+import io.jrnic.api.internal.ApiAccess;
+
 /**
  * A Work Completion (Verbs 1.0 §9.3.2.1): caller-owned, reused across polls. For a status other
  * than SUCCESS only {@link #wrId()}, {@link #status()} and the QP fields are defined
@@ -19,12 +21,50 @@ public final class WorkCompletion {
     private boolean hasImmediateData;
     private long immediateData;
 
+    static {
+        // The implementation fills completions through io.jrnic.api.internal (exported to it alone)
+        ApiAccess.install(new ApiAccess() {
+            @Override
+            public void set(WorkCompletion wc, long wrId, Opcode opcode, WorkCompletionStatus status,
+                            int byteLength, QueuePair queuePair, boolean stagInvalidated, int invalidatedStag) {
+                wc.set(wrId, opcode, status, byteLength, queuePair, stagInvalidated, invalidatedStag);
+            }
+
+            @Override
+            public void immediateData(WorkCompletion wc, long data) {
+                wc.immediateData(data);
+            }
+        });
+    }
+
     /** Creates an empty completion to be filled by polling. */
     public WorkCompletion() {
     }
 
     /**
-     * Fills every field; used by the RNIC implementation when polling.
+     * Copies every field of another completion into this one (no allocation): polling reuses the
+     * completion it fills, so keep a copy of one that must outlive the next poll.
+     *
+     * @param other the completion to copy
+     * @return this
+     */
+    public WorkCompletion copyFrom(WorkCompletion other) {
+        this.wrId = other.wrId;
+        this.opcode = other.opcode;
+        this.status = other.status;
+        this.byteLength = other.byteLength;
+        this.qpId = other.qpId;
+        this.queuePair = other.queuePair;
+        this.stagInvalidated = other.stagInvalidated;
+        this.invalidatedStag = other.invalidatedStag;
+        this.hasImmediateData = other.hasImmediateData;
+        this.immediateData = other.immediateData;
+        return this;
+    }
+
+    /**
+     * Fills every field; only the RNIC implementation calls it (through
+     * {@code io.jrnic.api.internal.ApiAccess}).
      *
      * @param wrId            the 64-bit WR ID
      * @param opcode          the operation type
@@ -35,7 +75,7 @@ public final class WorkCompletion {
      * @param invalidatedStag that STag
      * @return this
      */
-    public WorkCompletion set(long wrId, Opcode opcode, WorkCompletionStatus status, int byteLength,
+    WorkCompletion set(long wrId, Opcode opcode, WorkCompletionStatus status, int byteLength,
                               QueuePair queuePair, boolean stagInvalidated, int invalidatedStag) {
         this.wrId = wrId;
         this.opcode = opcode;
@@ -57,7 +97,7 @@ public final class WorkCompletion {
      * @param data the immediate data as sent (big-endian on the wire)
      * @return this
      */
-    public WorkCompletion immediateData(long data) {
+    WorkCompletion immediateData(long data) {
         this.hasImmediateData = true;
         this.immediateData = data;
         return this;

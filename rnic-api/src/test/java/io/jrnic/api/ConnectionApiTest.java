@@ -89,27 +89,4 @@ class ConnectionApiTest {
         types.add(RtrType.READ);
         assertThat(p.rtrTypes()).containsExactly(RtrType.WRITE);
     }
-
-    @Test
-    void disconnectAndAbortAreModifyQpToClosingAndError_V_CM_9_V_CM_12() {
-        List<QpState> modifications = new ArrayList<>();
-        QueuePair qp = (QueuePair) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {QueuePair.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("modify")) {
-                        modifications.add(((QueuePairModification) args[0]).nextState());
-                    }
-                    return method.getReturnType() == int.class ? 7 : null;
-                });
-        byte[] mine = {1};
-        Connection c = new Connection(qp, Connection.Role.INITIATOR, new ConnectionParameters(1, false, false, false,
-                false, 1, 1, -1, -1, false, Set.of(), null), 1454, mine, null, new InetSocketAddress(1),
-                new InetSocketAddress(2));
-        mine[0] = 5;
-        assertThat(c.localPrivateData()).containsExactly(1);
-        assertThat(c.peerPrivateData()).isEmpty();
-        c.disconnect();
-        c.abort();
-        assertThat(modifications).containsExactly(QpState.CLOSING, QpState.ERROR);
-        assertThat(c.toString()).contains("INITIATOR", "QP 7");
-    }
 }

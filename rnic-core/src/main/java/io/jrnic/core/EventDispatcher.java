@@ -47,6 +47,15 @@ final class EventDispatcher {
         pending.add(cq);
     }
 
+    /**
+     * Queues a task to run outside the locks, in order with the events (a connection's closed stage).
+     *
+     * @param task the task
+     */
+    void run(Runnable task) {
+        pending.add(task);
+    }
+
     /** Delivers everything queued; call only while holding no RNIC lock. */
     void drain() {
         while (!pending.isEmpty()) {
@@ -70,6 +79,8 @@ final class EventDispatcher {
             if (handler != null) {
                 handler.onAsyncEvent(rnic, event);
             }
+        } else if (item instanceof Runnable task) {
+            task.run();
         } else if (item instanceof SoftCompletionQueue cq && !cq.destroyed()) {
             io.jrnic.api.CompletionEventHandler handler = rnic.completionHandler(cq.handlerId());
             if (handler != null) {

@@ -10,6 +10,12 @@ import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
 
+import io.jrnic.api.QpState;
+import io.jrnic.api.internal.ApiAccess;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -25,8 +31,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread safety: thread safe; insertion, polling, arming and resizing are serialized by the
  * CQ's monitor, which makes "poll until empty, arm, poll again" free of lost wake-ups
  * (V-WRP-62). Lock order: a QP's lock may be held when the CQ's is taken, never the reverse.
+ * Blocking polls wait on the same monitor; {@link #add}, a failing QP and {@link #destroy} wake them.
  */
 final class SoftCompletionQueue implements CompletionQueue {
+    private static final ApiAccess API = ApiAccess.get();
+
     private final SoftRnic rnic;
     private final int maxEntries;
     /** Work queues (SQs, RQs) associated with this CQ (Destroy CQ refuses while non-zero). */
@@ -49,6 +58,10 @@ final class SoftCompletionQueue implements CompletionQueue {
     private boolean overflowReported;
     private volatile int handlerId;
     private volatile boolean destroyed;
+    /** Threads blocked in poll(timeout)/take (guarded by this): add() wakes only when there are any. */
+    private int waiters;
+    /** QPs of this CQ that entered Error, in the order they failed (guarded by this; see failure()). */
+    private final List<SoftQueuePair> failedQps = new ArrayList<>(2);
 
     SoftCompletionQueue(SoftRnic rnic, int capacity, int handlerId, int maxEntries) {
         this.rnic = rnic;
@@ -77,7 +90,8 @@ final class SoftCompletionQueue implements CompletionQueue {
     private void checkUsable() {
         rnic.checkOpen();
         if (destroyed) {
-            throw new VerbsException(VerbsStatus.INVALID_CQ_HANDLE, "CQ was destroyed");
+            throw new VerbsException(VerbsStatus.INVALID_CQ_HANDLE, rnic.closing() ? "CQ was destroyed: the RNIC was closed"
+                    : "CQ was destroyed");
         }
     }
 
@@ -144,6 +158,9 @@ final class SoftCompletionQueue implements CompletionQueue {
         immediateFlags[i] = immediate;
         immediates[i] = immediateData;
         count++;
+        if (waiters > 0) {
+            notifyAll();
+        }
         if (armedNext || (armedSolicited && (solicited || status != WorkCompletionStatus.SUCCESS))) {
             armedNext = false;
             armedSolicited = false;
@@ -159,7 +176,7 @@ final class SoftCompletionQueue implements CompletionQueue {
             if (count == 0) {
                 return false;
             }
-            take(out);
+            reap(out);
         }
         return true;
     }
@@ -170,18 +187,104 @@ final class SoftCompletionQueue implements CompletionQueue {
         synchronized (this) {
             checkUsable();
             while (n < max && count > 0) {
-                take(out[offset + n]);
+                reap(out[offset + n]);
                 n++;
             }
         }
         return n;
     }
 
-    private void take(WorkCompletion out) {
+    @Override
+    public boolean poll(WorkCompletion out, long timeout, TimeUnit unit) throws InterruptedException {
+        return await(out, unit.toNanos(timeout), true);
+    }
+
+    @Override
+    public WorkCompletion take(WorkCompletion out) throws InterruptedException {
+        await(out, 0, false);
+        return out;
+    }
+
+    /**
+     * The blocking poll: waits on the CQ's monitor (no allocation) until a completion arrives,
+     * the time is up, a QP of the CQ fails with the CQ empty, or the CQ is destroyed.
+     */
+    private synchronized boolean await(WorkCompletion out, long nanos, boolean timed) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long deadline = timed ? System.nanoTime() + nanos : 0;
+        while (true) {
+            checkUsable();
+            if (count > 0) {
+                reap(out);
+                return true;
+            }
+            SoftQueuePair failed = failure();
+            if (failed != null) {
+                throw new VerbsException(VerbsStatus.INVALID_QP_STATE, "QP " + failed.id() + " of this CQ is in Error"
+                        + " and its flushed work requests were all reaped: no completion will come from it (destroy"
+                        + " it, or Modify it to Idle, to wait on the CQ again)");
+            }
+            long left = 0;
+            if (timed) {
+                left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+            }
+            if (rnic.onEventLoop()) {
+                throw new IllegalStateException("a blocking poll on an event loop of the RNIC (a callback) would stall"
+                        + " the connections it serves: poll without waiting, or wait on another thread");
+            }
+            waiters++;
+            try {
+                if (timed) {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } else {
+                    wait();
+                }
+            } finally {
+                waiters--;
+            }
+        }
+    }
+
+    /**
+     * A QP of this CQ that is in Error; its flush put every outstanding WR on its CQs before it was
+     * recorded here (Verbs §6.2.4), so with this CQ empty nothing more will come from it.
+     */
+    private SoftQueuePair failure() {
+        for (int k = 0; k < failedQps.size(); k++) {
+            SoftQueuePair q = failedQps.get(k);
+            if (q.state() == QpState.ERROR) {
+                return q;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A QP using this CQ entered Error and was flushed (called with the QP's lock held): wakes the
+     * blocked polls so that they return the flushed completions or report the failure.
+     */
+    synchronized void queuePairFailed(SoftQueuePair qp) {
+        if (!failedQps.contains(qp)) {
+            failedQps.add(qp);
+        }
+        notifyAll();
+    }
+
+    /** A QP using this CQ was destroyed: it can fail no more. */
+    synchronized void queuePairGone(SoftQueuePair qp) {
+        failedQps.remove(qp);
+    }
+
+    private void reap(WorkCompletion out) {
         int i = head;
-        out.set(wrIds[i], opcodes[i], statuses[i], lengths[i], qps[i], invalidatedFlags[i], invalidated[i]);
+        API.set(out, wrIds[i], opcodes[i], statuses[i], lengths[i], qps[i], invalidatedFlags[i], invalidated[i]);
         if (immediateFlags[i]) {
-            out.immediateData(immediates[i]);
+            API.immediateData(out, immediates[i]);
         }
         WorkQueueAccount account = accounts[i];
         qps[i] = null;
@@ -261,6 +364,8 @@ final class SoftCompletionQueue implements CompletionQueue {
     synchronized void destroy() {
         destroyed = true;
         count = 0;
+        failedQps.clear();
+        notifyAll(); // blocked polls end with INVALID_CQ_HANDLE
         java.util.Arrays.fill(qps, null);
         java.util.Arrays.fill(accounts, null);
     }

@@ -70,6 +70,8 @@ final class SoftConnectionManager implements ConnectionManager {
     /** Queue pairs between connect/accept and the end of their setup. */
     private final Set<SoftQueuePair> busy = ConcurrentHashMap.newKeySet();
     private boolean closed; // guarded by this
+    /** Every transport created, kept after close(): a callback still running on a loop must be recognized. */
+    private final List<IwarpTransport> everCreated = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     SoftConnectionManager(SoftRnic rnic) {
         this.rnic = rnic;
@@ -124,7 +126,7 @@ final class SoftConnectionManager implements ConnectionManager {
             MpaSettings mpa = mpaSettings(settings, Math.min(a.ird(), irdCap()), wireDepth(a.ord()), irdCap());
             CompletableFuture<Connection> result = new CompletableFuture<>();
             initiation.start(transport(settings), mpa, data,
-                    new Establishment(q, result, null, settings.gracefulReceiveOverflow()));
+                    new Establishment(q, result, null, settings.gracefulReceiveOverflow(), settings.closeTimeout()));
             return result.minimalCompletionStage();
         } catch (RuntimeException e) {
             busy.remove(q);
@@ -146,7 +148,7 @@ final class SoftConnectionManager implements ConnectionManager {
                 new io.jrnic.core.transport.ConnectionRequestHandler() {
                     @Override
                     public void onRequest(io.jrnic.core.transport.ConnectionRequest request) {
-                        result.complete(new Request(request, settings.gracefulReceiveOverflow()));
+                        result.complete(new Request(request, settings.gracefulReceiveOverflow(), settings.closeTimeout()));
                     }
 
                     @Override
@@ -176,6 +178,19 @@ final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
+    /**
+     * Whether the calling thread is an event loop of one of this RNIC's transports (a callback):
+     * nothing that waits for the loops may run there.
+     */
+    boolean onEventLoop() {
+        for (int i = 0; i < everCreated.size(); i++) { // no iterator: blocking polls ask this
+            if (everCreated.get(i).isEventLoopThread()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The transport for these settings, created on first use. */
     private synchronized IwarpTransport transport(ConnectionSettings s) {
         if (closed) {
@@ -185,7 +200,11 @@ final class SoftConnectionManager implements ConnectionManager {
         TransportConfig config = TransportConfig.builder().setupTimeout(s.setupTimeout())
                 .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
                 .emss(s.emss()).build();
-        return transports.computeIfAbsent(config, IwarpTransport::new);
+        return transports.computeIfAbsent(config, c -> {
+            IwarpTransport t = new IwarpTransport(c);
+            everCreated.add(t);
+            return t;
+        });
     }
 
     /** Number of transports (event-loop groups) created so far; for tests. */
@@ -349,15 +368,18 @@ final class SoftConnectionManager implements ConnectionManager {
         private final CompletableFuture<Connection> result;
         /** ConnectionSettings.gracefulReceiveOverflow of the side that set the connection up. */
         private final boolean gracefulReceiveOverflow;
+        /** ConnectionSettings.closeTimeout of that side: how long Connection.close() waits. */
+        private final java.time.Duration closeTimeout;
         /** Responder: the QP attributes at accept time; null at the Initiator. */
         private final QueuePairAttributes acceptAttributes;
 
         Establishment(SoftQueuePair qp, CompletableFuture<Connection> result, QueuePairAttributes acceptAttributes,
-                      boolean gracefulReceiveOverflow) {
+                      boolean gracefulReceiveOverflow, java.time.Duration closeTimeout) {
             this.qp = qp;
             this.result = result;
             this.acceptAttributes = acceptAttributes;
             this.gracefulReceiveOverflow = gracefulReceiveOverflow;
+            this.closeTimeout = closeTimeout;
         }
 
         @Override
@@ -374,9 +396,12 @@ final class SoftConnectionManager implements ConnectionManager {
                 QpEngine engine = new QpEngine(new ChannelLink(channel, gracefulReceiveOverflow));
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
-                connection = new Connection(qp, info.role() == ConnectionInfo.Role.INITIATOR ? Connection.Role.INITIATOR
-                        : Connection.Role.RESPONDER, parameters(p, ird, ord, info.rtr()), info.mulpdu(),
-                        info.localPrivateData(), info.peerPrivateData(), info.localAddress(), info.remoteAddress());
+                SoftConnection c = new SoftConnection(qp, info.role() == ConnectionInfo.Role.INITIATOR
+                        ? Connection.Role.INITIATOR : Connection.Role.RESPONDER, parameters(p, ird, ord, info.rtr()),
+                        info.mulpdu(), info.localPrivateData(), info.peerPrivateData(), info.localAddress(),
+                        info.remoteAddress(), closeTimeout);
+                qp.onStreamClosed(c::streamClosed);
+                connection = c;
             } catch (RuntimeException e) {
                 channel.abort();
                 busy.remove(qp);
@@ -400,15 +425,17 @@ final class SoftConnectionManager implements ConnectionManager {
     private final class RequestBridge implements io.jrnic.core.transport.ConnectionRequestHandler {
         private final ConnectionRequestHandler handler;
         private final boolean gracefulReceiveOverflow;
+        private final java.time.Duration closeTimeout;
 
         RequestBridge(ConnectionRequestHandler handler, ConnectionSettings settings) {
             this.handler = handler;
             this.gracefulReceiveOverflow = settings.gracefulReceiveOverflow();
+            this.closeTimeout = settings.closeTimeout();
         }
 
         @Override
         public void onRequest(io.jrnic.core.transport.ConnectionRequest request) {
-            handler.onRequest(new Request(request, gracefulReceiveOverflow));
+            handler.onRequest(new Request(request, gracefulReceiveOverflow, closeTimeout));
         }
 
         @Override
@@ -421,10 +448,13 @@ final class SoftConnectionManager implements ConnectionManager {
     private final class Request implements io.jrnic.api.ConnectionRequest {
         private final io.jrnic.core.transport.ConnectionRequest request;
         private final boolean gracefulReceiveOverflow;
+        private final java.time.Duration closeTimeout;
 
-        Request(io.jrnic.core.transport.ConnectionRequest request, boolean gracefulReceiveOverflow) {
+        Request(io.jrnic.core.transport.ConnectionRequest request, boolean gracefulReceiveOverflow,
+                java.time.Duration closeTimeout) {
             this.request = request;
             this.gracefulReceiveOverflow = gracefulReceiveOverflow;
+            this.closeTimeout = closeTimeout;
         }
 
         @Override
@@ -473,7 +503,7 @@ final class SoftConnectionManager implements ConnectionManager {
             SoftQueuePair q = reserve(qp);
             try {
                 CompletableFuture<Connection> result = new CompletableFuture<>();
-                request.accept(data, new Establishment(q, result, q.query(), gracefulReceiveOverflow));
+                request.accept(data, new Establishment(q, result, q.query(), gracefulReceiveOverflow, closeTimeout));
                 return result.minimalCompletionStage();
             } catch (RuntimeException e) {
                 busy.remove(q);

@@ -67,6 +67,8 @@ final class SoftQueuePair implements QueuePair {
     private boolean rqLimitArmed;
     private QpTransport transport;
     private Link link;
+    /** Told once when the QP leaves its LLP stream (SoftConnection.closed()); guarded by lock. */
+    private Runnable streamClosedListener;
     private TerminateMessage terminateMessage;
 
     private final WorkQueueAccount sqAccount = new WorkQueueAccount();
@@ -597,6 +599,10 @@ final class SoftQueuePair implements QueuePair {
     private void detach() {
         if (link != null) {
             link.active = false;
+            if (streamClosedListener != null) {
+                rnic.events.run(streamClosedListener); // outside the locks, after this change's events
+                streamClosedListener = null;
+            }
         }
         link = null;
         transport = null;
@@ -616,6 +622,31 @@ final class SoftQueuePair implements QueuePair {
         detach();
         state = QpState.ERROR;
         flushAll();
+        // blocked CQ polls: return the flushed completions, then report that no more will come
+        sendCq.queuePairFailed(this);
+        if (receiveCq != sendCq) {
+            receiveCq.queuePairFailed(this);
+        }
+    }
+
+    /**
+     * Registers the listener told once when this QP leaves its current LLP stream (at once, through
+     * the event dispatcher, when it is not on one).
+     *
+     * @param listener run outside the QP's locks
+     */
+    void onStreamClosed(Runnable listener) {
+        try {
+            synchronized (lock) {
+                if (link == null) {
+                    rnic.events.run(listener);
+                } else {
+                    streamClosedListener = listener;
+                }
+            }
+        } finally {
+            rnic.events.drain();
+        }
     }
 
     private void flushAll() {

@@ -38,6 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class SoftRnic implements Rnic {
     private static final Map<String, SoftRnic> OPEN = new ConcurrentHashMap<>();
+    /** Numbers the names of unnamed RNICs: jrnic0, jrnic1, ... (skipping names in use). */
+    private static final AtomicInteger UNNAMED = new AtomicInteger();
 
     final Object resourceLock = new Object();
     final Object memoryLock = new Object();
@@ -67,9 +69,12 @@ public final class SoftRnic implements Rnic {
      */
     final PersistenceExecutor persistence;
     private volatile boolean open = true;
+    /** Set by the first close(); later ones wait for {@link #closed}. */
+    private final java.util.concurrent.atomic.AtomicBoolean closeStarted = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
 
-    private SoftRnic(RnicConfig config) {
-        this.config = snapshot(config);
+    private SoftRnic(RnicConfig config, String name) {
+        this.config = snapshot(config).name(name);
         this.persistence = new PersistenceExecutor(this.config.name());
         this.extensions = config.extensions();
         this.physicalMemory = config.physicalMemory();
@@ -98,15 +103,17 @@ public final class SoftRnic implements Rnic {
      * Open RNIC (Verbs §5.1.2, §9.2.1.1): validates the configuration and initializes the RNIC in
      * Page List mode.
      *
+     * An unnamed configuration gets a unique name ({@link #name()}).
+     *
      * @param config the configuration (read once)
      * @return the open RNIC
-     * @throws VerbsException INVALID_MODIFIER for a bad name or limit, BLOCK_LIST_MODE_NOT_SUPPORTED,
-     *                        RNIC_IN_USE when an RNIC of that name is open
+     * @throws VerbsException INVALID_MODIFIER for a blank name or a bad limit,
+     *                        BLOCK_LIST_MODE_NOT_SUPPORTED, RNIC_IN_USE when an RNIC of that name is open
      */
     public static SoftRnic open(RnicConfig config) {
         java.util.Objects.requireNonNull(config, "config");
-        if (config.name() == null || config.name().isBlank()) {
-            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "RNIC name is required");
+        if (config.name() != null && config.name().isBlank()) {
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "RNIC name must not be blank");
         }
         if (config.blockListMode()) {
             throw new VerbsException(VerbsStatus.BLOCK_LIST_MODE_NOT_SUPPORTED, "only Page List mode is supported");
@@ -125,12 +132,30 @@ public final class SoftRnic implements Rnic {
             // Verbs §8.1.3.2: >= 4 SGEs; §6.5: IRD and ORD >= 1 for every QP
             throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "invalid RNIC limits in " + config.name());
         }
-        SoftRnic rnic = new SoftRnic(config);
+        if (config.name() == null) {
+            // V-RNIC-7 makes the name unique per open RNIC: the default must not collide with itself
+            while (true) {
+                String name = "jrnic" + UNNAMED.getAndIncrement();
+                if (!OPEN.containsKey(name)) {
+                    SoftRnic rnic = new SoftRnic(config, name);
+                    if (OPEN.putIfAbsent(name, rnic) == null) {
+                        return rnic;
+                    }
+                    rnic.arena.close(); // lost a race for the name with a named open: try the next
+                }
+            }
+        }
+        SoftRnic rnic = new SoftRnic(config, config.name());
         if (OPEN.putIfAbsent(config.name(), rnic) != null) {
             rnic.arena.close();
             throw new VerbsException(VerbsStatus.RNIC_IN_USE, "RNIC " + config.name() + " is already open (V-RNIC-7)");
         }
         return rnic;
+    }
+
+    @Override
+    public String name() {
+        return config.name();
     }
 
     /**
@@ -409,6 +434,8 @@ public final class SoftRnic implements Rnic {
     }
 
     private void release(SoftQueuePair qp) {
+        qp.sendCq.queuePairGone(qp);
+        qp.receiveCq.queuePairGone(qp);
         qp.sendCq.associations.decrementAndGet();
         qp.receiveCq.associations.decrementAndGet();
         if (qp.srq != null) {
@@ -432,10 +459,36 @@ public final class SoftRnic implements Rnic {
      * Close RNIC (Verbs §5.1.4, §9.2.1.3): destroys every QP (ignoring bound windows), S-RQ, CQ,
      * STag and PD, frees the RNIC's memory and releases the name. The connection manager is closed
      * first, outside the RNIC's locks: its connections end, its event loops terminate, and so nothing
-     * touches the RNIC's memory once it is freed. Must not be called on a connection's event loop.
+     * touches the RNIC's memory once it is freed.
+     *
+     * <p>On one of the RNIC's event loops (a callback closing the RNIC) the loops cannot be waited
+     * for: the close runs on a new thread and this returns at once. Concurrent calls wait for the
+     * first, so that none frees memory while the first still waits for the event loops.
      */
     @Override
     public void close() {
+        if (!closeStarted.compareAndSet(false, true)) {
+            if (!connections.onEventLoop()) {
+                closed.join();
+            }
+            return;
+        }
+        if (connections.onEventLoop()) {
+            Thread.ofPlatform().name("jrnic-close-" + config.name()).start(this::closeNow);
+            return;
+        }
+        closeNow();
+    }
+
+    private void closeNow() {
+        try {
+            closeResources();
+        } finally {
+            closed.complete(null);
+        }
+    }
+
+    private void closeResources() {
         connections.close();
         persistence.close(); // after the loops ended: no Flush can start a force any more
         synchronized (resourceLock) {
@@ -475,6 +528,17 @@ public final class SoftRnic implements Rnic {
             arena.close();
             OPEN.remove(config.name(), this);
         }
+        events.drain(); // the connections' closed stages of the QPs destroyed above
+    }
+
+    /** Whether the calling thread is one of the RNIC's event loops (where nothing may block). */
+    boolean onEventLoop() {
+        return connections.onEventLoop();
+    }
+
+    /** Whether Close RNIC has started (a destroyed CQ then says so). */
+    boolean closing() {
+        return closeStarted.get();
     }
 
     @Override

@@ -99,4 +99,52 @@ class AllocationTest extends VerbsFixture {
         // a steady-state pass of 10,000 rounds (60,000 WRs) allocates nothing; the margin covers the probe itself
         assertThat(best).as("bytes allocated by the best pass of %d rounds", rounds).isLessThan(1024);
     }
+
+    @Test
+    void blockingPollsAllocateNothingWhetherTheyWaitOrNot() throws Exception {
+        MemoryRegion mr = pd.registerMemory(rnic.allocateMemory(4096, 4096), AccessRights.LOCAL, 0,
+                AddressType.ZERO_BASED, 0, false);
+        QueuePair qp = pd.createQueuePair(qpConfig().depths(64, 64).sges(4, 4, 4, 64));
+        RingTransport t = new RingTransport();
+        qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(t));
+        int rounds = 20_000;
+        int passes = 6;
+        java.util.concurrent.atomic.AtomicLong taken = new java.util.concurrent.atomic.AtomicLong();
+        long[] best = {Long.MAX_VALUE};
+        java.util.concurrent.CompletableFuture<Throwable> takerEnd = new java.util.concurrent.CompletableFuture<>();
+        // the waiting side: take() and poll(timeout), measured on its own thread; it often finds the CQ
+        // empty and waits on the monitor, so both the waiting and the immediate paths are covered
+        Thread taker = Thread.ofPlatform().name("taker").start(() -> {
+            WorkCompletion wc = new WorkCompletion();
+            try {
+                for (int pass = 0; pass < passes; pass++) { // the first passes warm up class loading and the JIT
+                    long before = AllocationProbe.allocatedBytes();
+                    for (int i = 0; i < rounds; i++) {
+                        if ((i & 1) == 0) {
+                            cq.take(wc);
+                        } else if (!cq.poll(wc, 10, java.util.concurrent.TimeUnit.SECONDS)) {
+                            throw new AssertionError("no completion within 10 s");
+                        }
+                        taken.incrementAndGet();
+                    }
+                    best[0] = Math.min(best[0], AllocationProbe.allocatedBytes() - before);
+                }
+                takerEnd.complete(null);
+            } catch (Throwable e) {
+                takerEnd.complete(e);
+            }
+        });
+        SendWorkRequest send = new SendWorkRequest(1);
+        for (long posted = 0; posted < (long) passes * rounds; posted++) {
+            while (posted - taken.get() >= 32 && !takerEnd.isDone()) {
+                Thread.onSpinWait(); // keep the SQ (64) from filling: the taker releases a slot per completion
+            }
+            qp.postSend(send.reset().wrId(posted).opcode(Opcode.SEND).sge(mr.stag(), 0, 64));
+            t.completeAll();
+        }
+        assertThat(takerEnd.get(60, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+        taker.join();
+        assertThat(taken.get()).isEqualTo((long) passes * rounds);
+        assertThat(best[0]).as("bytes allocated by the taker's best pass of %d blocking polls", rounds).isLessThan(1024);
+    }
 }

@@ -65,8 +65,7 @@ class CommitDraftPersistenceLoopTest extends LoopEngineFixture {
         List<WorkCompletion> out = new ArrayList<>();
         WorkCompletion wc = new WorkCompletion();
         while (s.cq.poll(wc)) {
-            out.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(), wc.queuePair(),
-                    wc.stagInvalidated(), wc.invalidatedStag()));
+            out.add(new WorkCompletion().copyFrom(wc));
         }
         return out;
     }

@@ -141,12 +141,7 @@ abstract class EngineFixture {
         await(() -> {
             WorkCompletion wc = new WorkCompletion();
             while (s.cq.poll(wc)) {
-                WorkCompletion copy = new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
-                        wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag());
-                if (wc.hasImmediateData()) {
-                    copy.immediateData(wc.immediateData());
-                }
-                s.completions.add(copy);
+                s.completions.add(new WorkCompletion().copyFrom(wc));
             }
             return s.completions.size() >= n;
         }, n + " completions on " + s.qp);

@@ -165,9 +165,7 @@ abstract class LoopbackFixture {
         }
 
         private static WorkCompletion copy(WorkCompletion wc) {
-            WorkCompletion c = new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
-                    wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag());
-            return wc.hasImmediateData() ? c.immediateData(wc.immediateData()) : c;
+            return new WorkCompletion().copyFrom(wc);
         }
     }
 

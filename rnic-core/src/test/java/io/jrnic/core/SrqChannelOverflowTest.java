@@ -62,8 +62,7 @@ class SrqChannelOverflowTest extends ChannelEngineFixture {
         int poll() {
             WorkCompletion wc = new WorkCompletion();
             while (cq.poll(wc)) {
-                completions.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
-                        wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag()));
+                completions.add(new WorkCompletion().copyFrom(wc));
             }
             return completions.size();
         }

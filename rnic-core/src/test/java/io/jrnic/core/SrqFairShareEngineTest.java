@@ -137,8 +137,7 @@ class SrqFairShareEngineTest {
         await(() -> {
             WorkCompletion wc = new WorkCompletion();
             while (serverCq.poll(wc)) {
-                serverCompletions.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
-                        wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag()));
+                serverCompletions.add(new WorkCompletion().copyFrom(wc));
             }
             return serverCompletions.size() >= n;
         }, n + " server completions");

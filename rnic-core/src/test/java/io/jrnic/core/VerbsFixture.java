@@ -62,8 +62,7 @@ abstract class VerbsFixture {
         List<WorkCompletion> out = new ArrayList<>();
         WorkCompletion wc = new WorkCompletion();
         while (q.poll(wc)) {
-            out.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(), wc.queuePair(),
-                    wc.stagInvalidated(), wc.invalidatedStag()));
+            out.add(new WorkCompletion().copyFrom(wc));
         }
         return out;
     }

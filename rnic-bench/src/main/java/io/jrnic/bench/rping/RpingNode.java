@@ -6,7 +6,6 @@ import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.Rnic;
 import io.jrnic.api.RnicConfig;
-import io.jrnic.core.SoftRnic;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -34,7 +33,7 @@ final class RpingNode implements AutoCloseable {
      * @param role "client" or "server", part of the RNIC's name
      */
     RpingNode(String role) {
-        rnic = SoftRnic.open(new RnicConfig().name("rping-" + role + "-" + NAMES.incrementAndGet()));
+        rnic = Rnic.open(new RnicConfig().name("rping-" + role + "-" + NAMES.incrementAndGet()));
         rnic.setAsyncEventHandler((r, event) -> onEvent(event));
         pd = rnic.allocatePd();
         completionHandler = rnic.setCompletionEventHandler(0, (r, cq) -> {

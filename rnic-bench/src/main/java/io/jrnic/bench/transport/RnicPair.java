@@ -11,8 +11,8 @@ import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.QueuePairConfig;
+import io.jrnic.api.Rnic;
 import io.jrnic.api.RnicConfig;
-import io.jrnic.core.SoftRnic;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,7 +26,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Two {@link SoftRnic}s in this JVM, each with one protection domain, one completion queue and one
+ * Two software RNICs ({@link Rnic#open}) in this JVM, each with one protection domain, one completion queue and one
  * queue pair, connected over loopback TCP by their connection managers: the fixture under the RNIC
  * transports. The {@linkplain #active() active} side is the benchmark thread's, the
  * {@linkplain #passive() passive} side the consumer's or echo's.
@@ -206,7 +206,7 @@ public final class RnicPair implements AutoCloseable {
 
     /** One RNIC with its PD, CQ (both queues of the QP complete into it) and Idle queue pair. */
     public static final class Side {
-        private final SoftRnic rnic;
+        private final Rnic rnic;
         private final ProtectionDomain pd;
         private final CompletionQueue cq;
         private final QueuePair qp;
@@ -215,7 +215,7 @@ public final class RnicPair implements AutoCloseable {
         private Remote peer;
 
         Side(String name, Depths depths) {
-            rnic = SoftRnic.open(new RnicConfig().name(name));
+            rnic = Rnic.open(new RnicConfig().name(name));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
                 pd = rnic.allocatePd();

@@ -305,6 +305,15 @@ public final class IwarpTransport implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the calling thread is one of this transport's event loops.
+     *
+     * @return true on an event loop
+     */
+    public boolean isEventLoopThread() {
+        return loopThreads.contains(Thread.currentThread());
+    }
+
     void checkNotInEventLoop(String what) {
         if (loopThreads.contains(Thread.currentThread())) {
             throw new IllegalStateException(what + " must not be called on an event loop of the transport");

@@ -75,8 +75,7 @@ class AdoptedSocketTest {
             WorkCompletion wc = new WorkCompletion();
             RawInitiator.await(() -> {
                 while (cq.poll(wc)) {
-                    out.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
-                            wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag()));
+                    out.add(new WorkCompletion().copyFrom(wc));
                 }
                 return out.size() >= n;
             }, n + " completions on " + rnic);

@@ -124,8 +124,7 @@ final class RawInitiator implements AutoCloseable {
         WorkCompletion wc = new WorkCompletion();
         await(() -> {
             while (cq.poll(wc)) {
-                out.add(new WorkCompletion().set(wc.wrId(), wc.opcode(), wc.status(), wc.byteLength(),
-                        wc.queuePair(), wc.stagInvalidated(), wc.invalidatedStag()));
+                out.add(new WorkCompletion().copyFrom(wc));
             }
             return out.size() >= n;
         }, n + " completions");
