@@ -18,6 +18,7 @@ import io.jrnic.core.transport.ConnectCallback;
 import io.jrnic.core.transport.ConnectionInfo;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
+import io.jrnic.core.transport.PacketCapture;
 import io.jrnic.core.transport.MpaListener;
 import io.jrnic.core.transport.SetupFailure;
 import io.jrnic.core.transport.TransportConfig;
@@ -70,6 +71,8 @@ final class SoftConnectionManager implements ConnectionManager {
     /** Queue pairs between connect/accept and the end of their setup. */
     private final Set<SoftQueuePair> busy = ConcurrentHashMap.newKeySet();
     private boolean closed; // guarded by this
+    /** The RNIC's packet capture (RnicConfig.packetCapture), opened with the first transport (guarded by this). */
+    private PacketCapture capture;
 
     SoftConnectionManager(SoftRnic rnic) {
         this.rnic = rnic;
@@ -174,6 +177,14 @@ final class SoftConnectionManager implements ConnectionManager {
         for (IwarpTransport t : all) {
             t.close();
         }
+        PacketCapture written;
+        synchronized (this) {
+            written = capture;
+            capture = null;
+        }
+        if (written != null) {
+            written.close(); // after the event loops ended: no connection writes to it any more
+        }
     }
 
     /** The transport for these settings, created on first use. */
@@ -185,7 +196,10 @@ final class SoftConnectionManager implements ConnectionManager {
         TransportConfig config = TransportConfig.builder().setupTimeout(s.setupTimeout())
                 .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
                 .emss(s.emss()).build();
-        return transports.computeIfAbsent(config, IwarpTransport::new);
+        if (capture == null && rnic.config().packetCapture() != null) {
+            capture = PacketCapture.open(rnic.config().packetCapture(), rnic.config().name());
+        }
+        return transports.computeIfAbsent(config, c -> new IwarpTransport(c, capture));
     }
 
     /** Number of transports (event-loop groups) created so far; for tests. */
