@@ -1,6 +1,7 @@
 package io.jrnic.api;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -36,6 +37,7 @@ public final class RnicConfig {
     private ResourceQuota pdQuota = ResourceQuota.UNLIMITED;
     private SrqFairShare srqFairShare = SrqFairShare.UNLIMITED;
     private final Set<RnicExtension> extensions = EnumSet.allOf(RnicExtension.class);
+    private Path packetCapture;
 
     /** Creates a configuration with the defaults. */
     public RnicConfig() {
@@ -436,5 +438,30 @@ public final class RnicConfig {
      */
     public Set<RnicExtension> extensions() {
         return extensions.isEmpty() ? EnumSet.noneOf(RnicExtension.class) : EnumSet.copyOf(extensions);
+    }
+
+    /**
+     * Records the RNIC's iWARP traffic in a pcapng file that Wireshark and tshark decode as MPA, DDP
+     * and RDMAP: every connection's stream bytes in both directions, as sent and received, with the
+     * connection's addresses and ports in synthesized Ethernet/IP/TCP headers (one MPA frame or FPDU
+     * per packet). The file is created (or truncated) when the RNIC makes its first connection or
+     * listener, and is complete when the RNIC is closed. A debugging aid: capturing copies every byte.
+     * A connection between two queue pairs of the same RNIC appears twice, once per end.
+     *
+     * @param file the pcapng file, or {@code null} for no capture (the default)
+     * @return this
+     */
+    public RnicConfig packetCapture(Path file) {
+        this.packetCapture = file;
+        return this;
+    }
+
+    /**
+     * The packet-capture file.
+     *
+     * @return the file, or {@code null} when traffic is not captured
+     */
+    public Path packetCapture() {
+        return packetCapture;
     }
 }

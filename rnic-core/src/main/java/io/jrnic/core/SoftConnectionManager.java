@@ -18,6 +18,7 @@ import io.jrnic.core.transport.ConnectCallback;
 import io.jrnic.core.transport.ConnectionInfo;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
+import io.jrnic.core.transport.PacketCapture;
 import io.jrnic.core.transport.MpaListener;
 import io.jrnic.core.transport.SetupFailure;
 import io.jrnic.core.transport.TransportConfig;
@@ -72,6 +73,8 @@ final class SoftConnectionManager implements ConnectionManager {
     private boolean closed; // guarded by this
     /** Every transport created, kept after close(): a callback still running on a loop must be recognized. */
     private final List<IwarpTransport> everCreated = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** The RNIC's packet capture (RnicConfig.packetCapture), opened with the first transport (guarded by this). */
+    private PacketCapture capture;
 
     SoftConnectionManager(SoftRnic rnic) {
         this.rnic = rnic;
@@ -176,6 +179,14 @@ final class SoftConnectionManager implements ConnectionManager {
         for (IwarpTransport t : all) {
             t.close();
         }
+        PacketCapture written;
+        synchronized (this) {
+            written = capture;
+            capture = null;
+        }
+        if (written != null) {
+            written.close(); // after the event loops ended: no connection writes to it any more
+        }
     }
 
     /**
@@ -200,8 +211,11 @@ final class SoftConnectionManager implements ConnectionManager {
         TransportConfig config = TransportConfig.builder().setupTimeout(s.setupTimeout())
                 .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
                 .emss(s.emss()).build();
+        if (capture == null && rnic.config().packetCapture() != null) {
+            capture = PacketCapture.open(rnic.config().packetCapture(), rnic.name());
+        }
         return transports.computeIfAbsent(config, c -> {
-            IwarpTransport t = new IwarpTransport(c);
+            IwarpTransport t = new IwarpTransport(c, capture);
             everCreated.add(t);
             return t;
         });

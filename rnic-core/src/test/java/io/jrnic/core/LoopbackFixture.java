@@ -71,7 +71,11 @@ abstract class LoopbackFixture {
         final BlockingQueue<AsyncEvent> eventQueue = new LinkedBlockingQueue<>();
 
         Node(String name) {
-            rnic = SoftRnic.open(new RnicConfig().name(name));
+            this(new RnicConfig().name(name));
+        }
+
+        Node(RnicConfig config) {
+            rnic = SoftRnic.open(config);
             rnic.setAsyncEventHandler((r, e) -> {
                 events.add(e);
                 eventQueue.add(e);
@@ -172,8 +176,13 @@ abstract class LoopbackFixture {
     @BeforeEach
     void openNodes() {
         int n = NAMES.incrementAndGet();
-        a = new Node("loop-a-" + n);
-        b = new Node("loop-b-" + n);
+        a = new Node(nodeConfig("loop-a-" + n));
+        b = new Node(nodeConfig("loop-b-" + n));
+    }
+
+    /** The configuration of a node's RNIC; a test class may add to it. */
+    RnicConfig nodeConfig(String name) {
+        return new RnicConfig().name(name);
     }
 
     @AfterEach

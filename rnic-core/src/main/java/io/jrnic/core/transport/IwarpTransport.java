@@ -44,6 +44,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class IwarpTransport implements AutoCloseable {
 
     private final TransportConfig config;
+    /** Where the connections' traffic is recorded, or null (no capture). */
+    private final PacketCapture capture;
     private final MultiThreadIoEventLoopGroup group;
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
@@ -57,10 +59,23 @@ public final class IwarpTransport implements AutoCloseable {
      * @throws IllegalArgumentException if config is null
      */
     public IwarpTransport(TransportConfig config) {
+        this(config, null);
+    }
+
+    /**
+     * Starts the event loops; every connection's traffic is also written to a packet capture.
+     *
+     * @param config  the configuration
+     * @param capture the capture file shared by the connections, or {@code null} for none; the
+     *                caller closes it after this transport
+     * @throws IllegalArgumentException if config is null
+     */
+    public IwarpTransport(TransportConfig config, PacketCapture capture) {
         if (config == null) {
             throw new IllegalArgumentException("config must not be null");
         }
         this.config = config;
+        this.capture = capture;
         this.group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread,
                 NioIoHandler.newFactory());
     }
@@ -100,7 +115,7 @@ public final class IwarpTransport implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         MpaConnection connection = MpaConnection.responder(IwarpTransport.this, negotiator, handler);
-                        install(ch, connection);
+                        install(ch, connection, false);
                     }
                 });
         ChannelFuture bind = bootstrap.bind(address).awaitUninterruptibly();
@@ -149,7 +164,7 @@ public final class IwarpTransport implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        install(ch, connection);
+                        install(ch, connection, true);
                     }
                 });
         bootstrap.connect(address).addListener((ChannelFutureListener) f -> {
@@ -196,7 +211,7 @@ public final class IwarpTransport implements AutoCloseable {
         checkConnected(socket);
         MpaConnection connection = MpaConnection.initiator(this, new MpaNegotiator(settings), data, callback)
                 .streamMessage(streamMessage == null ? new byte[0] : streamMessage.clone());
-        adopt(socket, connection);
+        adopt(socket, connection, true);
     }
 
     /**
@@ -224,7 +239,7 @@ public final class IwarpTransport implements AutoCloseable {
         checkConnected(socket);
         MpaConnection connection = MpaConnection.responder(this, new MpaNegotiator(settings), handler)
                 .alreadyRead(alreadyRead == null ? new byte[0] : alreadyRead.clone());
-        adopt(socket, connection);
+        adopt(socket, connection, false);
     }
 
     private static void checkConnected(java.nio.channels.SocketChannel socket) {
@@ -234,13 +249,13 @@ public final class IwarpTransport implements AutoCloseable {
     }
 
     /** Registers an already connected socket with a loop; channelActive then starts MPA setup. */
-    private void adopt(java.nio.channels.SocketChannel socket, MpaConnection connection) {
+    private void adopt(java.nio.channels.SocketChannel socket, MpaConnection connection, boolean initiator) {
         NioSocketChannel ch = new NioSocketChannel(socket);
         ch.config().setTcpNoDelay(true);
         ch.config().setAllowHalfClosure(true);
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(config.writeLowWaterMark(),
                 config.writeHighWaterMark()));
-        install(ch, connection);
+        install(ch, connection, initiator);
         group.register(ch).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess()) {
                 connection.connectFailed(f.cause());
@@ -249,8 +264,12 @@ public final class IwarpTransport implements AutoCloseable {
         });
     }
 
-    private void install(SocketChannel ch, MpaConnection connection) {
+    private void install(SocketChannel ch, MpaConnection connection, boolean initiator) {
         ch.config().setRecvByteBufAllocator(connection.allocator());
+        if (capture != null) {
+            // next to the socket: it sees the bytes as read and as framed for writing
+            ch.pipeline().addLast(new CaptureHandler(capture, initiator));
+        }
         ch.pipeline().addLast(connection);
         track(ch);
         if (closed) {
