@@ -51,6 +51,50 @@ public record TerminateMessage(int terminateControl, boolean locallyGenerated, b
     }
 
     /**
+     * The name of the {@link #layer()} (RFC 5040 §4.8 Figure 9).
+     *
+     * @return {@code "RDMAP"}, {@code "DDP"}, {@code "LLP"} (MPA), or {@code "Unassigned"}
+     */
+    public String layerName() {
+        return TerminateCodes.layerName(layer());
+    }
+
+    /**
+     * The Error Type Name of the {@link #errorType()} within its layer, as RFC 6580 §3 registers it
+     * (RFC 5040 Figure 9, RFC 5041 §7.2, RFC 5044 §8), e.g. {@code "Remote Protection Error"} or
+     * {@code "Untagged Buffer Error"}.
+     *
+     * @return the name, or {@code "Unassigned"} for a type no registry lists
+     */
+    public String errorTypeName() {
+        return TerminateCodes.typeName(layer(), errorType());
+    }
+
+    /**
+     * The Error Code Name of the {@link #errorCode()}, as RFC 6580 §3 registers it, e.g.
+     * {@code "Invalid MSN - MSN range is not valid"}.
+     *
+     * @return the name; the empty string when the error is registered by its type alone (RDMAP
+     *         Local Catastrophic Error, whose code may be anything; DDP Local Catastrophic); or
+     *         {@code "Unassigned"} for a code no registry lists
+     */
+    public String errorCodeName() {
+        return TerminateCodes.codeName(layer(), errorType(), errorCode());
+    }
+
+    /**
+     * The error in words with its wire values, e.g.
+     * {@code "DDP 1/2/0x03 Untagged Buffer Error: Invalid MSN - MSN range is not valid"}.
+     *
+     * @return the description
+     */
+    public String describe() {
+        String code = errorCodeName();
+        return String.format("%s %d/%d/0x%02x %s%s", layerName(), layer(), errorType(), errorCode(), errorTypeName(),
+                code.isEmpty() ? "" : ": " + code);
+    }
+
+    /**
      * The copied DDP/RDMAP headers.
      *
      * @return a copy of the header bytes
@@ -73,7 +117,7 @@ public record TerminateMessage(int terminateControl, boolean locallyGenerated, b
 
     @Override
     public String toString() {
-        return "TerminateMessage[0x" + Integer.toHexString(terminateControl) + (locallyGenerated ? ", local" : ", remote")
-                + ", " + headers.length + " header bytes]";
+        return "TerminateMessage[" + describe() + (locallyGenerated ? ", local" : ", remote") + ", "
+                + headers.length + " header bytes]";
     }
 }

@@ -57,6 +57,28 @@ class ApiValuesTest {
     }
 
     @Test
+    void terminateMessageNamesItsErrorAndPrintsTheNames_V_TERM_16() {
+        TerminateMessage msn = new TerminateMessage(0x1203, true, new byte[18]);
+        assertThat(msn.layerName()).isEqualTo("DDP");
+        assertThat(msn.errorTypeName()).isEqualTo("Untagged Buffer Error");
+        assertThat(msn.errorCodeName()).isEqualTo("Invalid MSN - MSN range is not valid");
+        assertThat(msn).hasToString("TerminateMessage[DDP 1/2/0x03 Untagged Buffer Error: Invalid MSN - MSN range is "
+                + "not valid, local, 18 header bytes]");
+        assertThat(new TerminateMessage(0x0206, false, null)).hasToString(
+                "TerminateMessage[RDMAP 0/2/0x06 Remote Operation Error: Unexpected OpCode, remote, 0 header bytes]");
+        assertThat(new TerminateMessage(0x2002, false, null).describe()).isEqualTo("LLP 2/0/0x02 MPA Error: MPA CRC Error");
+        // RFC 5040 Figure 9: Local Catastrophic Error has no code, any value is acceptable
+        TerminateMessage catastrophic = new TerminateMessage(0x0042, false, null);
+        assertThat(catastrophic.errorCodeName()).isEmpty();
+        assertThat(catastrophic.describe()).isEqualTo("RDMAP 0/0/0x42 Local Catastrophic Error");
+        // RFC 6580 §3: what the registries do not list is Unassigned
+        assertThat(new TerminateMessage(0x0220, false, null).errorCodeName()).isEqualTo("Unassigned");
+        assertThat(new TerminateMessage(0x1500, false, null).errorTypeName()).isEqualTo("Unassigned");
+        assertThat(new TerminateMessage(0x3000, false, null).describe())
+                .isEqualTo("Unassigned 3/0/0x00 Unassigned: Unassigned");
+    }
+
+    @Test
     void workRequestsAreReusable_V_WR_3() {
         SendWorkRequest wr = new SendWorkRequest(2).wrId(7).opcode(Opcode.SEND).sge(0x100, 8, 16).sge(0x100, 24, 4);
         assertThat(wr.sgeCount()).isEqualTo(2);

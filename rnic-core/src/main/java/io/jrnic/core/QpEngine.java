@@ -409,6 +409,17 @@ public final class QpEngine implements QpTransport {
         upcalls.remoteError(event, m);
     }
 
+    /**
+     * A Terminate that failed validation arrived (RFC 5040 §5.4): the QP reports the error and
+     * closes; no Terminate answers it (R-TERM-048). Logged, since the peer's fault is otherwise only
+     * visible as the event.
+     */
+    void invalidTerminateReceived(IwarpError error, TerminateMessage received, AsyncEventType event) {
+        LOG.warn("invalid Terminate from the peer on {} ({}): {}; closing without answering it (RFC 5040 §5.4)",
+                link, error.describe(), received);
+        upcalls.terminateReceived(received, event);
+    }
+
     /** An error while building an outbound message (V-TERM-8): the WQE fails, the QP terminates. */
     void localFailure(SendWqe w) {
         upcalls.sendCompleted(w, WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR);

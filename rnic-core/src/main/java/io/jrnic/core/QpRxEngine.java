@@ -109,6 +109,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     private AsyncEventType pendingEvent;
     private int headerLength;
     private int rsvdUlp;
+    /** The segment in progress is meant as a Terminate (QN 2 or the Terminate opcode): never answered. */
+    private boolean terminateSegment;
     private RdmapOpcode opcode;
     private boolean last;
     private int payloadStart;
@@ -463,6 +465,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             headerLength = 0;
             rsvdUlp = 0;
         }
+        terminateSegment = isTerminate();
         InboundSegment s = ddp.onSegment(segment, offset, ulpduLength);
         switch (s.outcome()) {
             case ACCEPTED -> { }
@@ -549,12 +552,18 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     /**
      * RFC 5040 §5.2.2 (R-READ-030, R-READ-031, R-READ-046): a Read Response must land in the one
-     * sink buffer its Read Request named, within the requested length. The STag table alone would
-     * let a faulty or hostile responder write anywhere the region grants Local Write. Checks the
-     * head of the ORD queue, which is the Read being answered (responses come in request order).
+     * sink buffer its Read Request named, within the requested length, each segment where the
+     * previous one ended. The STag table alone would let a faulty or hostile responder write
+     * anywhere the region grants Local Write, and counting bytes alone would let segments that
+     * overlap complete the Read with a hole never written. Checks the head of the ORD queue, which is
+     * the Read being answered (responses come in request order, RFC 5040 §5.5 rule 11). A Data Source
+     * SHOULD send the segments of a tagged message in increasing TO order (RFC 5041 §5.3), Linux
+     * siw does, and MPA/TCP delivers them in the order sent: this sink requires it (R-READ-030), so
+     * that one counter proves every byte of the sink was written (docs/engine.md "Read Responses").
      *
      * @return TAGGED_INVALID_STAG for another STag, TAGGED_BASE_OR_BOUNDS for bytes outside the
-     *         requested range or a last segment that leaves the Read short; null when it matches
+     *         requested range, a segment that does not continue at the next expected TO, or a last
+     *         segment that leaves the Read short; null when it matches
      */
     private DdpError readResponseMismatch(InboundSegment s) {
         OutstandingReads ord = engine.tx.ord;
@@ -569,6 +578,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             long offsetInSink = s.taggedOffset() - head.tos[0]; // unsigned: a TO below the sink wraps high
             if (Long.compareUnsigned(offsetInSink, size) >= 0 || payloadLength > size - offsetInSink) {
                 return DdpError.TAGGED_BASE_OR_BOUNDS;
+            }
+            if (offsetInSink != received) {
+                return DdpError.TAGGED_BASE_OR_BOUNDS; // R-READ-030: a hole or an overlap, not the next TO
             }
         }
         if (last && received + payloadLength != size) {
@@ -625,6 +637,23 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
     }
 
+    /**
+     * Whether the segment in progress is meant as a Terminate: an untagged segment on the Terminate
+     * queue (QN 2, RFC 5040 §5.4) or one carrying the Terminate opcode, whatever else in its header
+     * is wrong. Such a segment is never answered with a Terminate, even when it fails DDP or RDMAP
+     * validation (RFC 5040 §5.4, §7.1; R-TERM-024, R-TERM-048).
+     */
+    private boolean isTerminate() {
+        if (headerLength == 0) {
+            return false; // too short to say what it is: an ordinary segment error
+        }
+        if (engine.features.opcodeBits(rsvdUlp) == RdmapOpcode.TERMINATE.wireValue()) {
+            return true;
+        }
+        return headerLength == UntaggedHeaderFlyweight.HEADER_LENGTH
+                && untaggedCopy.wrap(headerCopy, 0).queueNumber() == DdpReceiver.QN_TERMINATE;
+    }
+
     private void rdmapError(RdmapError error, AsyncEventType event) {
         ddp.stop(); // RFC 5040 §7.1: nothing after the first error
         pendingError = error;
@@ -659,7 +688,11 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         if (pendingError != null) {
             releaseFence();
-            failSegment(segment, offset);
+            if (terminateSegment) {
+                invalidTerminate(segment, offset, length);
+            } else {
+                failSegment(segment, offset);
+            }
             return;
         }
         switch (opcode) {
@@ -971,6 +1004,11 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     /** RFC 5040 §5.4: a Terminate is delivered to the QP, decoded leniently, never answered (R-TERM-048). */
     private void terminate(MemorySegment segment, long at, int length) {
         ddp.stop();
+        engine.upcalls.terminateReceived(decodeTerminate(segment, at, length));
+    }
+
+    /** The Terminate header at {@code at}, decoded leniently, as the QP keeps it for Query QP. */
+    private TerminateMessage decodeTerminate(MemorySegment segment, long at, int length) {
         RdmapError error = terminateDecoder.decode(segment, at, length);
         int control = error == null
                 ? terminateDecoder.layer() << 12 | terminateDecoder.errorType() << 8 | terminateDecoder.errorCode()
@@ -980,7 +1018,33 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             long from = terminateDecoder.ddpHeaderOffset();
             headers = segment.asSlice(from, at + length - from).toArray(ValueLayout.JAVA_BYTE);
         }
-        engine.upcalls.terminateReceived(new TerminateMessage(control, false, headers));
+        return new TerminateMessage(control, false, headers);
+    }
+
+    /**
+     * A Terminate whose DDP or RDMAP header failed validation (e.g. an MSN out of range on queue 2,
+     * L=0): RFC 5040 §5.4 says an error is surfaced, and a Terminate is never answered with one
+     * (R-TERM-024, R-TERM-048; siw's Terminates need lenient reading anyway, docs/interop.md). The
+     * stream stops, the error is latched so that nothing else can produce a Terminate, and the QP
+     * handles it as a received Terminate (Terminate state, no Terminate sent, LLP close) but reports
+     * the Figure 24 event of the error found. Whatever of its Terminate header is there is decoded
+     * leniently and kept for Query QP.
+     */
+    private void invalidTerminate(MemorySegment segment, long offset, int length) {
+        ddp.stop();
+        IwarpError error = pendingError;
+        AsyncEventType event = pendingEvent;
+        if (!engine.latch.set(error, headerFlyweight(), segmentLengthField(), null, 0)) {
+            return; // an earlier error already ended the stream
+        }
+        int at = headerLength;
+        TerminateMessage m;
+        if (length - at >= 4) {
+            m = decodeTerminate(segment, offset + at, length - at);
+        } else {
+            m = new TerminateMessage(error.terminateCodeBits(), false, null); // nothing to decode
+        }
+        engine.invalidTerminateReceived(error, m, event);
     }
 
     // ---- errors -------------------------------------------------------------------------------

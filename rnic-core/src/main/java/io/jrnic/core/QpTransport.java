@@ -117,11 +117,24 @@ public interface QpTransport extends LlpStreamHandle {
         void connectionFailed(boolean reset);
 
         /**
-         * A Terminate message arrived (Verbs §6.2.2.3).
+         * A Terminate message arrived (Verbs §6.2.2.3): the QP raises "Terminate Message Received".
          *
          * @param message the received Terminate (not locally generated)
          */
-        void terminateReceived(TerminateMessage message);
+        default void terminateReceived(TerminateMessage message) {
+            terminateReceived(message, AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
+        }
+
+        /**
+         * A Terminate message arrived, valid or not. A Terminate is never answered (RFC 5040 §5.4,
+         * R-TERM-048): one that failed validation is still the peer's last message, but the error
+         * found in it is what the QP reports (RFC 5040 §5.4, §7.1: "an error is surfaced").
+         *
+         * @param message the received Terminate as far as it could be decoded (not locally generated)
+         * @param event   {@link AsyncEventType#TERMINATE_MESSAGE_RECEIVED}, or the Figure 24 event of
+         *                the error the Terminate's own header failed
+         */
+        void terminateReceived(TerminateMessage message, AsyncEventType event);
 
         /**
          * A non-Terminate segment arrived while the QP was Closing (Verbs §6.2.5 Figure 11).

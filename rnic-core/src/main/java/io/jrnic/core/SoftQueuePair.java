@@ -617,6 +617,34 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    /**
+     * Remote Termination (Verbs §6.6.2.4, Figure 36, V-ERR-46): the SQ WR in progress when the
+     * peer's Terminate arrived, the oldest one handed to the LLP and not yet complete (a Send type
+     * or Write not yet accepted by the LLP, a Read or atomic awaiting its response), completes with
+     * Remote Termination Error now, as the WR that ended the RTS state (§6.2.2.3); the WRs behind
+     * it, and every receive (Figure 36 does not list Receive for the status), are flushed on Error
+     * (§6.2.4: one non-Flushed error status per episode, V-ERR-59). With no WR in progress nothing
+     * completes here (docs/engine.md "Remote termination").
+     */
+    private void failWorkInProgress() {
+        for (long c = sqHead; c < sqNext; c++) {
+            SendWqe w = slot(c);
+            if (w.done) {
+                continue;
+            }
+            if (w.inFlight) {
+                w.inFlight = false;
+                if (w.opcode.consumesOrd()) {
+                    readsOutstanding--;
+                }
+                w.status = WorkCompletionStatus.REMOTE_TERMINATION_ERROR;
+                w.done = true;
+                completeSends();
+            }
+            return;
+        }
+    }
+
     /** Enters Error: disassociated from the LLP and every incomplete WQE flushed (§6.2.4). */
     private void enterError() {
         detach();
@@ -1105,9 +1133,14 @@ final class SoftQueuePair implements QueuePair {
                     if (!active) {
                         return;
                     }
-                    // V-QPS-53: an LLP error during Terminate is a Bad Close
-                    raise(state == QpState.TERMINATE ? AsyncEventType.BAD_CLOSE
-                            : reset ? AsyncEventType.LLP_CONNECTION_RESET : AsyncEventType.LLP_CONNECTION_LOST);
+                    // V-QPS-53: an LLP error during Terminate is a Bad Close; V-QPS-83 (Verbs §6.2.5
+                    // Figure 11): any LLP connection failure in Closing, a reset included, is LLP
+                    // Connection Lost; in RTS, Figure 24 tells a reset from a loss
+                    raise(switch (state) {
+                        case TERMINATE -> AsyncEventType.BAD_CLOSE;
+                        case CLOSING -> AsyncEventType.LLP_CONNECTION_LOST;
+                        default -> reset ? AsyncEventType.LLP_CONNECTION_RESET : AsyncEventType.LLP_CONNECTION_LOST;
+                    });
                     enterError();
                 }
             } finally {
@@ -1116,7 +1149,7 @@ final class SoftQueuePair implements QueuePair {
         }
 
         @Override
-        public void terminateReceived(TerminateMessage message) {
+        public void terminateReceived(TerminateMessage message, AsyncEventType event) {
             try {
                 synchronized (lock) {
                     if (!active) {
@@ -1126,7 +1159,8 @@ final class SoftQueuePair implements QueuePair {
                         // V-QPS-38: Terminate state, event, and no Terminate sent back
                         state = QpState.TERMINATE;
                         terminateMessage = message;
-                        raise(AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
+                        failWorkInProgress();
+                        raise(event);
                         transport.close();
                     } else if (state == QpState.CLOSING) {
                         // V-QPS-85: LLP reset, Bad Close, Terminate kept for Query QP, Error

@@ -440,9 +440,10 @@ class CommitDraftEngineTest extends EngineFixture {
         awaitState(req, QpState.ERROR);
         List<WorkCompletion> wcs = completions(req, 2);
         assertThat(wcs).extracting(WorkCompletion::wrId).containsExactly(1L, 2L);
-        // C-FLUSH-052: the requester learns it from the Terminate; every queued operation is flushed
-        assertThat(wcs).extracting(WorkCompletion::status).containsExactly(WorkCompletionStatus.FLUSHED,
-                WorkCompletionStatus.FLUSHED);
+        // C-FLUSH-052: the requester learns it from the Terminate: the Verify it ended completes with
+        // Remote Termination Error (V-ERR-46), every operation queued behind it is flushed
+        assertThat(wcs).extracting(WorkCompletion::status).containsExactly(
+                WorkCompletionStatus.REMOTE_TERMINATION_ERROR, WorkCompletionStatus.FLUSHED);
         assertThat(bytes(rsp.memory(dst), 0, 4096)).containsOnly(0); // the Atomic Write was never placed
         assertThat(rsp.eventTypes()).containsExactly(AsyncEventType.INVALID_READ_REQUEST);
         assertThat(req.eventTypes()).contains(AsyncEventType.TERMINATE_MESSAGE_RECEIVED);

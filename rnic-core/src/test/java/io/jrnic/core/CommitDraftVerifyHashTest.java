@@ -132,7 +132,8 @@ class CommitDraftVerifyHashTest extends EngineFixture {
         awaitState(req, QpState.ERROR);
         List<WorkCompletion> wcs = completions(req, 2);
         assertThat(wcs.get(1).wrId()).isEqualTo(7);
-        assertThat(wcs.get(1).status()).isEqualTo(WorkCompletionStatus.FLUSHED); // C-FLUSH-052
+        // C-FLUSH-052: the requester is told by the status of the Verify the Terminate ended (V-ERR-46)
+        assertThat(wcs.get(1).status()).isEqualTo(WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
         assertThat(rsp.eventTypes()).containsExactly(AsyncEventType.INVALID_READ_REQUEST);
         assertThat(req.qp.query().terminateMessage().terminateControl()).isEqualTo(0x02FF);
     }

@@ -281,11 +281,12 @@ class EndToEndTest extends LoopbackFixture {
         a.awaitEvent(AsyncEventType.TERMINATE_MESSAGE_RECEIVED, p.qpA());
         List<WorkCompletion> atA = a.completions(2);
         assertThat(atA).extracting(WorkCompletion::wrId).containsExactly(1L, 2L);
-        // the Read never got its data: it ends in error (today FLUSHED, Verbs §6.6.2.4 "may entail loss of
-        // data"); the Send behind it carries no fence: it completed if it reached the LLP before the
-        // Terminate arrived, else TX stopped before it (Verbs §6.4 #3, V-TERM-7) and it is flushed --
-        // which one depends on thread timing; either way in SQ order and exactly once
-        assertThat(atA.get(0).status()).isIn(WorkCompletionStatus.FLUSHED, WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
+        // the Read never got its data: it was in progress when the Terminate arrived, so it completes
+        // with Remote Termination Error (Verbs §6.6.2.4, Figure 36, V-ERR-46); the Send behind it
+        // carries no fence: it completed if it reached the LLP before the Terminate arrived, else TX
+        // stopped before it (Verbs §6.4 #3, V-TERM-7) and it is flushed -- which one depends on thread
+        // timing; either way in SQ order and exactly once
+        assertThat(atA.get(0).status()).isEqualTo(WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
         assertThat(atA.get(1).status()).isIn(WorkCompletionStatus.SUCCESS, WorkCompletionStatus.FLUSHED);
         awaitState(p.qpA(), QpState.ERROR);
         awaitState(p.qpB(), QpState.ERROR);

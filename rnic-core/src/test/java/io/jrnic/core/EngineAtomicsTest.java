@@ -220,7 +220,8 @@ class EngineAtomicsTest extends EngineFixture {
         assertThat(a.qp.query().terminateMessage().terminateControl()).isEqualTo(0x0207);
         assertThat(a.qp.query().terminateMessage().headers())
                 .isEqualTo(b.qp.query().terminateMessage().headers()).hasSize(18);
-        assertThat(completions(a, 1).getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+        // the atomic in progress when the Terminate arrived (Verbs §6.6.2.4, Figure 36, V-ERR-46)
+        assertThat(completions(a, 1).getFirst().status()).isEqualTo(WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
         assertThat(value(b, target, 0)).isEqualTo(0x77L);
         assertThat(value(b, target, 8)).isZero();
         assertThat(value(a, result, 0)).isZero();
@@ -238,7 +239,8 @@ class EngineAtomicsTest extends EngineFixture {
         assertThat(b.eventTypes()).containsExactly(AsyncEventType.IRRQ_ACCESS_RIGHTS);
         assertThat(a.eventTypes()).containsExactly(AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
         assertThat(a.qp.query().terminateMessage().terminateControl()).isEqualTo(0x0102);
-        assertThat(completions(a, 1).getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+        // the atomic in progress when the Terminate arrived (Verbs §6.6.2.4, Figure 36, V-ERR-46)
+        assertThat(completions(a, 1).getFirst().status()).isEqualTo(WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
         assertThat(value(b, target, 0)).isZero();
     }
 
@@ -259,7 +261,8 @@ class EngineAtomicsTest extends EngineFixture {
         assertThat(a.qp.query().terminateMessage().terminateControl()).isEqualTo(0x0206);
         assertThat(a.qp.query().terminateMessage().headers())
                 .isEqualTo(b.qp.query().terminateMessage().headers()).hasSize(18);
-        assertThat(completions(a, 1).getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+        // the atomic in progress when the Terminate arrived (Verbs §6.6.2.4, Figure 36, V-ERR-46)
+        assertThat(completions(a, 1).getFirst().status()).isEqualTo(WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
         assertThat(value(b, target, 0)).isEqualTo(5L);
     }
 

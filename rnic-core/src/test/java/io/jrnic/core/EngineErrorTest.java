@@ -388,6 +388,24 @@ class EngineErrorTest extends EngineFixture {
     }
 
     @Test
+    void invalidTerminateIsSurfacedAndNeverAnswered_R_TERM_024_R_TERM_048() {
+        engineWithRawPeer();
+        MemoryRegion mr = a.region(4096, RIGHTS);
+        a.qp.postReceive(new ReceiveWorkRequest().wrId(3).sge(mr.stag(), a.base(mr), 64));
+        byte[] ddp = Arrays.copyOf(Wire.tagged(Wire.WRITE, true, 0x77, 0, new byte[0]), 14);
+        // MSN 5 on queue 2, which expects 1: DDP's check 5 fails (1/2/0x03) on the peer's Terminate
+        raw.send(Wire.concat(Wire.untagged(Wire.TERMINATE, true, 0, 2, 5, 0, hex("1100c000 0010")), ddp));
+        awaitState(a, QpState.ERROR);
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.RQ_INVALID_MSN_RANGE);
+        TerminateMessage m = a.qp.query().terminateMessage();
+        assertThat(m.terminateControl()).isEqualTo(0x1100);
+        assertThat(m.locallyGenerated()).isFalse();
+        await(() -> raw.closure != null, "the close");
+        assertThat(raw.received).isEmpty(); // no Terminate back
+        assertThat(completions(a, 1).getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+    }
+
+    @Test
     void terminateIsTheLastFpduAndLaterWorkIsFlushed_R_TERM_026_V_TERM_2() {
         engineWithRawPeer();
         MemoryRegion mr = a.region(4096, RIGHTS);

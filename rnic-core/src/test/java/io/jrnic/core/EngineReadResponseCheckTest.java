@@ -101,6 +101,19 @@ class EngineReadResponseCheckTest extends EngineFixture {
     }
 
     @Test
+    void segmentsThatOverlapAndLeaveAHoleAreBaseOrBounds_R_READ_030() {
+        long sinkTo = readOutstanding();
+        // 40 + 24 bytes add up to the Read's 64, but both start at the sink's TO: bytes 40..63 unwritten
+        raw.send(Wire.tagged(Wire.READ_RESPONSE, false, sink.stag(), sinkTo, payload(40)));
+        byte[] second = Wire.tagged(Wire.READ_RESPONSE, true, sink.stag(), sinkTo, payload(24));
+        byte[] t = respondAndAwaitTerminate(second);
+        assertBytes(t, Wire.TERMINATE_HEADER + " 1101c000 0018 " + hex(Arrays.copyOf(second, 14)));
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.TAGGED_BASE_BOUNDS);
+        List<WorkCompletion> wcs = completions(a, 1);
+        assertThat(wcs.getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+    }
+
+    @Test
     void matchingResponseInTwoSegmentsCompletesTheRead_R_READ_030() {
         long sinkTo = readOutstanding();
         raw.send(Wire.tagged(Wire.READ_RESPONSE, false, sink.stag(), sinkTo, payload(40)));

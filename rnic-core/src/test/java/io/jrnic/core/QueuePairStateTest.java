@@ -332,9 +332,13 @@ class QueuePairStateTest extends VerbsFixture {
         QueuePair qp = qp();
         FakeTransport t = toRts(qp);
         qp.postSend(send(1, mr));
+        qp.postSend(send(2, mr));
         TerminateMessage remote = new TerminateMessage(0x1100, false, new byte[] {9, 9});
         t.upcalls.terminateReceived(remote);
         assertThat(qp.state()).isEqualTo(QpState.TERMINATE);
+        // Verbs §6.2.2.3, Figure 36 (V-ERR-46): the WR in progress completes now, before Error
+        assertThat(drain(cq)).extracting(WorkCompletion::status)
+                .containsExactly(WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
         assertThat(t.terminates).isEmpty(); // never answer a Terminate
         assertThat(t.closes).isEqualTo(1);
         assertThat(qp.query().terminateMessage()).isEqualTo(remote);
@@ -361,6 +365,15 @@ class QueuePairStateTest extends VerbsFixture {
         assertThat(List.of(lost, reset, closing, terminating)).allMatch(q -> q.state() == QpState.ERROR);
         assertThat(events).extracting(AsyncEvent::type).containsExactly(AsyncEventType.LLP_CONNECTION_LOST,
                 AsyncEventType.LLP_CONNECTION_RESET, AsyncEventType.LLP_CONNECTION_LOST, AsyncEventType.BAD_CLOSE);
+    }
+
+    @Test
+    void resetInClosingIsConnectionLost_V_QPS_83() {
+        QueuePair closing = inState(QpState.CLOSING);
+        ((FakeTransport) closing.query().llpStream()).upcalls.connectionFailed(true);
+        assertThat(closing.state()).isEqualTo(QpState.ERROR);
+        // Verbs §6.2.5 Figure 11: any LLP connection failure in Closing, an incoming reset too
+        assertThat(events).extracting(AsyncEvent::type).containsExactly(AsyncEventType.LLP_CONNECTION_LOST);
     }
 
     @Test

@@ -1027,6 +1027,11 @@ final class MpaConnection extends ChannelDuplexHandler {
     }
 
     private ChannelClosure classifyClosure() {
+        if (localClosure == ChannelClosure.LOCAL_CLOSE && !remoteFin && failure != null && isReset(failure)) {
+            // an RST instead of the peer's FIN: the graceful close failed (Verbs §6.2.5 Figure 11,
+            // V-QPS-83; §6.2.3, V-QPS-53), it did not complete
+            return ChannelClosure.REMOTE_RESET;
+        }
         if (localClosure != null) {
             return localClosure;
         }
