@@ -77,7 +77,8 @@ final class PerftestPeer {
     private static final int RIGHTS = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_READ
             | AccessRights.REMOTE_WRITE;
     private static final VarHandle BYTE = ValueLayout.JAVA_BYTE.varHandle();
-    private static final VarHandle INT_LE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
+    // aligned: volatile access needs it (the credit word sits at offset 0 of a 64-byte aligned buffer)
+    private static final VarHandle INT_LE = ValueLayout.JAVA_INT.withOrder(ByteOrder.LITTLE_ENDIAN).varHandle();
     private static final long COMM_RECV_ID = 1;
     private static final long COMM_SEND_ID = 2;
     private static final long CREDIT_ID = -2;
