@@ -82,6 +82,7 @@ final class PerftestPeer {
     private static final long COMM_RECV_ID = 1;
     private static final long COMM_SEND_ID = 2;
     private static final long CREDIT_ID = -2;
+    private static final AtomicInteger NAMES = new AtomicInteger();
 
     private final PerftestTest test;
     private final PerftestOptions options;
@@ -143,7 +144,7 @@ final class PerftestPeer {
 
     /** Runs the client or the server; returns the exit code. */
     int run() throws IOException, InterruptedException {
-        rnic = SoftRnic.open(new RnicConfig().name("perftest"));
+        rnic = SoftRnic.open(new RnicConfig().name("perftest-" + NAMES.incrementAndGet())); // unique per JVM
         try {
             pd = rnic.allocatePd();
             createComm();

@@ -2,8 +2,11 @@ package io.jrnic.bench.perftest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,17 +32,24 @@ class PerftestPeerTest {
         int port = freePort();
         String[] common = {"-R", "-p", Integer.toString(port), "-n", "50", "-s", test.latency() ? "8" : "4096",
                 "--pause-ms", "0"};
-        CompletableFuture<PerftestCommandTest.Run> server = CompletableFuture.supplyAsync(
-                () -> PerftestCommandTest.run(test, common));
-        // the server listens within a moment; the client retries its connect as perftest does
+        ByteArrayOutputStream serverOut = new ByteArrayOutputStream();
+        ByteArrayOutputStream serverErr = new ByteArrayOutputStream();
+        CompletableFuture<Integer> server = CompletableFuture.supplyAsync(() -> Perftest.run(test, common,
+                new PrintStream(serverOut, true, StandardCharsets.UTF_8), new PrintStream(serverErr, true, StandardCharsets.UTF_8)));
+        // the server prints its banner once it listens (a probe connection would be its comm connection)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!serverOut.toString(StandardCharsets.UTF_8).contains("Waiting for client") && !server.isDone()) {
+            assertThat(System.nanoTime() - deadline).as("server listening").isNegative();
+            Thread.onSpinWait();
+        }
         String[] clientArgs = new String[common.length + 2];
         System.arraycopy(common, 0, clientArgs, 0, common.length);
         clientArgs[common.length] = "127.0.0.1";
         clientArgs[common.length + 1] = "--json";
         PerftestCommandTest.Run client = PerftestCommandTest.run(test, clientArgs);
-        PerftestCommandTest.Run served = server.get(60, TimeUnit.SECONDS);
         assertThat(client.code()).as(client.err()).isZero();
-        assertThat(served.code()).as(served.err()).isZero();
+        int served = server.get(60, TimeUnit.SECONDS);
+        assertThat(served).as(serverErr.toString(StandardCharsets.UTF_8)).isZero();
         assertThat(client.out()).contains("peer perftest 6.06").contains("remote address:");
         assertThat(client.lastLine()).startsWith("{\"test\": \"" + test.jsonName() + "\"");
         assertThat(client.lastLine()).doesNotContain("\"tcp\"");
