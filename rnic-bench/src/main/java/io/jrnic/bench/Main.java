@@ -1,8 +1,12 @@
 package io.jrnic.bench;
 
 import io.jrnic.bench.demo.CodecDemo;
+import io.jrnic.bench.perftest.DevInfo;
+import io.jrnic.bench.perftest.Perftest;
+import io.jrnic.bench.perftest.PerftestTest;
 import io.jrnic.bench.rping.Rping;
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -49,7 +53,10 @@ public final class Main {
     record Command(String name, String synopsis, String summary, Action action) {
     }
 
-    private static final List<Command> COMMANDS = List.of(
+    private static final List<Command> COMMANDS = commands();
+
+    private static List<Command> commands() {
+        List<Command> list = new ArrayList<>(List.of(
             new Command("jmh", "[JMH options] [benchmark regex...]",
                     "run the JMH benchmarks ('jmh -l' lists them, 'jmh -h' shows the JMH options)",
                     Main::runJmh),
@@ -60,10 +67,20 @@ public final class Main {
                     + " [--crc] [--markers] [--pause-ms ms] [--setup-timeout-s s]",
                     "librdmacm's rping, wire-compatible with Linux siw; neither -s nor -c: both ends over loopback",
                     Main::runRping),
-            new Command("help", "", "print this message", (args, out) -> {
-                printUsage(out);
-                return EXIT_OK;
-            }));
+            new Command("devinfo", "[-v]", "the RNIC's attributes in ibv_devinfo's layout (-v: all of them)",
+                    (args, out) -> DevInfo.run(args, out, System.err))));
+        for (PerftestTest test : PerftestTest.values()) {
+            list.add(new Command(test.command(), "[SERVER] [-s size] [-n iters|-D secs] [-a] [--loopback] [--json] ...",
+                    "perftest's " + test.command() + (test.perftestInterop() ? " (interoperates with Linux perftest -R)"
+                            : " (jrnic only: --loopback)") + "; '" + test.command() + " -h' for the options",
+                    (args, out) -> Perftest.run(test, args, out, System.err)));
+        }
+        list.add(new Command("help", "", "print this message", (args, out) -> {
+            printUsage(out);
+            return EXIT_OK;
+        }));
+        return List.copyOf(list);
+    }
 
     /** The seed {@code demo} uses when none is given (the one {@link CodecDemo#main} uses). */
     static final long DEMO_SEED = 5040L;

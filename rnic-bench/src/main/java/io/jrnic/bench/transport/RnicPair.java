@@ -169,10 +169,16 @@ public final class RnicPair implements AutoCloseable {
     /**
      * Queue depths of one side.
      *
-     * @param sq send queue depth (outstanding send work requests)
-     * @param rq receive queue depth (posted receives)
+     * @param sq    send queue depth (outstanding send work requests)
+     * @param rq    receive queue depth (posted receives)
+     * @param reads IRD and ORD of the queue pair (outstanding RDMA Reads and atomics each way)
      */
-    public record Depths(int sq, int rq) {
+    public record Depths(int sq, int rq, int reads) {
+
+        /** Depths with IRD = ORD = 1 (one outstanding Read or atomic, all the round trips need). */
+        public Depths(int sq, int rq) {
+            this(sq, rq, 1);
+        }
     }
 
     /**
@@ -221,7 +227,7 @@ public final class RnicPair implements AutoCloseable {
                 pd = rnic.allocatePd();
                 cq = rnic.createCq(depths.sq() + depths.rq() + 16);
                 qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(depths.sq(), depths.rq())
-                        .sges(1, 1, 1, MAX_INLINE).readDepths(1, 1).signalAll(false));
+                        .sges(1, 1, 1, MAX_INLINE).readDepths(depths.reads(), depths.reads()).signalAll(false));
             } catch (RuntimeException | Error e) {
                 rnic.close();
                 throw e;

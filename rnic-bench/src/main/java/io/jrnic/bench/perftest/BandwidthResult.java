@@ -1,0 +1,59 @@
+package io.jrnic.bench.perftest;
+
+/**
+ * One row of a bandwidth table.
+ *
+ * @param bytes          message size
+ * @param iterations     messages moved
+ * @param peakBytesPerS  BW peak: the best rate over one sampling stride of messages, bytes per second
+ * @param avgBytesPerS   BW average: all bytes over the whole run, bytes per second
+ * @param messagesPerS   MsgRate, messages per second
+ */
+public record BandwidthResult(int bytes, long iterations, double peakBytesPerS, double avgBytesPerS,
+                              double messagesPerS) {
+
+    /** perftest's MB: 2^20 bytes. */
+    static final double MB = 1024.0 * 1024.0;
+
+    /** Average in Gb/s (10^9 bits per second). */
+    public double avgGbps() {
+        return avgBytesPerS * 8 / 1e9;
+    }
+
+    /** Peak in Gb/s. */
+    public double peakGbps() {
+        return peakBytesPerS * 8 / 1e9;
+    }
+
+    /** Message rate in Mpps. */
+    public double mpps() {
+        return messagesPerS / 1e6;
+    }
+
+    /** Average in perftest's MB/s. */
+    public double avgMBps() {
+        return avgBytesPerS / MB;
+    }
+
+    /** Peak in perftest's MB/s. */
+    public double peakMBps() {
+        return peakBytesPerS / MB;
+    }
+
+    /**
+     * The row of a run.
+     *
+     * @param bytes       message size
+     * @param iterations  messages
+     * @param elapsedNs   time of the whole run
+     * @param bestStrideNs time of the fastest sampling stride (0: none, the peak is the average)
+     * @param stride       messages per stride
+     * @return the row
+     */
+    public static BandwidthResult of(int bytes, long iterations, long elapsedNs, long bestStrideNs, long stride) {
+        double seconds = Math.max(elapsedNs, 1) / 1e9;
+        double avg = (double) bytes * iterations / seconds;
+        double peak = bestStrideNs > 0 ? (double) bytes * stride / (bestStrideNs / 1e9) : avg;
+        return new BandwidthResult(bytes, iterations, Math.max(peak, avg), avg, iterations / seconds);
+    }
+}

@@ -1,0 +1,198 @@
+package io.jrnic.bench.perftest;
+
+import io.jrnic.bench.transport.MessageOptions;
+import io.jrnic.bench.transport.MessageStream;
+import io.jrnic.bench.transport.OneSidedOperation;
+import io.jrnic.bench.transport.PingPong;
+import io.jrnic.bench.transport.TcpPingPong;
+import io.jrnic.bench.transport.Transport;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * {@code --loopback}: the test between two RNICs in this JVM over 127.0.0.1, then the same test
+ * over raw TCP in this process, both through the benchmark harness of
+ * {@link io.jrnic.bench.transport} (docs/benchmarks.md), so that the ratio is the one the JMH
+ * benchmarks measure:
+ *
+ * <ul>
+ *   <li>latency: Write and Send ping-pongs ({@link Transport#RNIC_WRITE}, {@link Transport#RNIC_SEND})
+ *       and the one-sided round trips ({@link OneSidedOperation}) against {@link TcpPingPong}, an
+ *       echoing peer that blocks in {@code read} (event-loop mode);</li>
+ *   <li>bandwidth: the Write and Send streams, and {@link OneSidedStream} for Read and FetchAdd,
+ *       against {@link Transport#TCP}'s stream, which packs messages of the same size into large
+ *       writes.</li>
+ * </ul>
+ *
+ * Every fixture checks what arrived (sequence numbers, CRC trailers, atomic results); a run whose
+ * transfer was not intact fails instead of reporting.
+ *
+ * <p>Thread safety: one calling thread.
+ */
+final class LoopbackRun {
+
+    /** Largest size of {@code -a}: 2^23, as perftest. */
+    static final int MAX_ALL_SIZE = 1 << 23;
+
+    private final PerftestTest test;
+    private final PerftestOptions options;
+    private final PrintStream err;
+
+    LoopbackRun(PerftestTest test, PerftestOptions options, PrintStream err) {
+        this.test = test;
+        this.options = options;
+        this.err = err;
+    }
+
+    /** One measured row pair. */
+    record Pair<T>(T rnic, T tcp) {
+    }
+
+    /** The bytes of a one-sided latency operation: 8 (Verify hashes 64). */
+    static int operandSize(PerftestTest test) {
+        return test == PerftestTest.VERIFY_LAT ? 64 : 8;
+    }
+
+    /** Whether the test's operand size is fixed (one-sided latency round trips of the harness). */
+    static boolean fixedSize(PerftestTest test) {
+        return test.latency() && !test.halfRoundTrip();
+    }
+
+    /** Latency of one size, RNIC then TCP. */
+    Pair<LatencyResult> latency(int size) throws IOException, InterruptedException {
+        boolean crc = options.crc();
+        int bytes = fixedSize(test) ? operandSize(test) : size;
+        LatencyResult rnic;
+        try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
+            rnic = measureLatency(openRnicPingPong(bytes, crc), bytes, p);
+        }
+        LatencyResult tcp;
+        try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
+            tcp = measureLatency(TcpPingPong.open(new MessageOptions(Math.max(8, bytes), crc, false)), bytes, p);
+        }
+        return new Pair<>(rnic, tcp);
+    }
+
+    private PingPong openRnicPingPong(int bytes, boolean crc) throws IOException {
+        MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false);
+        return switch (test) {
+            case WRITE_LAT -> Transport.RNIC_WRITE.openPingPong(messages);
+            case SEND_LAT -> Transport.RNIC_SEND.openPingPong(messages);
+            case READ_LAT -> OneSidedOperation.READ.open(crc);
+            case ATOMIC_LAT -> OneSidedOperation.FETCH_ADD.open(crc);
+            case FLUSH_LAT -> OneSidedOperation.FLUSH.open(crc);
+            case VERIFY_LAT -> OneSidedOperation.VERIFY.open(crc);
+            default -> throw new IllegalStateException("not a latency test: " + test);
+        };
+    }
+
+    private LatencyResult measureLatency(PingPong pingPong, int bytes, Progress progress)
+            throws IOException, InterruptedException {
+        Histogram h = LatencyResult.newHistogram();
+        try {
+            int n = options.iterations(test);
+            int duration = options.duration();
+            // a warm-up the JIT needs on both transports alike; not recorded
+            int warmUp = duration > 0 ? 1000 : Math.min(2000, Math.max(n / 10, 5));
+            for (int i = 0; i < warmUp; i++) {
+                pingPong.roundTrip();
+            }
+            long end = duration > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(duration) : 0;
+            long done = 0;
+            while (duration > 0 ? System.nanoTime() - end < 0 : done < n) {
+                long t0 = System.nanoTime();
+                pingPong.roundTrip();
+                h.recordValue(Math.max(1, System.nanoTime() - t0));
+                done++;
+                progress.tick();
+            }
+        } finally {
+            pingPong.finish().verified();
+        }
+        return LatencyResult.of(bytes, h, test.halfRoundTrip());
+    }
+
+    /** Bandwidth of one size, RNIC then TCP. */
+    Pair<BandwidthResult> bandwidth(int size) throws IOException, InterruptedException {
+        boolean crc = options.crc();
+        int bytes = test == PerftestTest.ATOMIC_BW ? 8 : size;
+        MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false);
+        BandwidthResult rnic;
+        try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
+            rnic = switch (test) {
+                case WRITE_BW -> measureStream(Transport.RNIC_WRITE.openStream(messages), bytes, p);
+                case SEND_BW -> measureStream(Transport.RNIC_SEND.openStream(messages), bytes, p);
+                case READ_BW, ATOMIC_BW -> measureOneSided(OneSidedStream.open(test == PerftestTest.ATOMIC_BW, bytes,
+                        options.txDepth(test), crc), bytes, p);
+                default -> throw new IllegalStateException("not a bandwidth test: " + test);
+            };
+        }
+        BandwidthResult tcp;
+        try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
+            tcp = measureStream(Transport.TCP.openStream(messages), bytes, p);
+        }
+        return new Pair<>(rnic, tcp);
+    }
+
+    /** A sending step: the stream's send or the one-sided window's next. */
+    @FunctionalInterface
+    private interface Step {
+        void run() throws IOException;
+    }
+
+    private BandwidthResult measureStream(MessageStream stream, int bytes, Progress progress)
+            throws IOException, InterruptedException {
+        try {
+            return measure(stream::send, () -> { }, bytes, progress);
+        } finally {
+            stream.finish().verified();
+        }
+    }
+
+    private BandwidthResult measureOneSided(OneSidedStream stream, int bytes, Progress progress) throws IOException {
+        boolean finished = false;
+        try {
+            BandwidthResult r = measure(stream::next, stream::drain, bytes, progress);
+            finished = true;
+            stream.finish();
+            return r;
+        } finally {
+            if (!finished) {
+                stream.close();
+            }
+        }
+    }
+
+    private BandwidthResult measure(Step step, Step drain, int bytes, Progress progress) throws IOException {
+        int n = options.iterations(test);
+        int duration = options.duration();
+        int warmUp = duration > 0 ? 1000 : Math.max(n / 10, 1);
+        for (int i = 0; i < warmUp; i++) {
+            step.run();
+        }
+        drain.run();
+        long stride = duration > 0 ? 256 : Math.max(1, Math.min(1024, n / 20));
+        long start = System.nanoTime();
+        long end = duration > 0 ? start + TimeUnit.SECONDS.toNanos(duration) : 0;
+        long strideStart = start;
+        long best = 0;
+        long done = 0;
+        while (duration > 0 ? System.nanoTime() - end < 0 : done < n) {
+            step.run();
+            done++;
+            progress.tick();
+            if (done % stride == 0) {
+                long now = System.nanoTime();
+                if (best == 0 || now - strideStart < best) {
+                    best = now - strideStart;
+                }
+                strideStart = now;
+            }
+        }
+        drain.run();
+        long elapsed = System.nanoTime() - start;
+        return BandwidthResult.of(bytes, done, elapsed, best, stride);
+    }
+}

@@ -1,0 +1,167 @@
+package io.jrnic.bench.perftest;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.CompletionQueue;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.QueuePair;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.VerbsException;
+import io.jrnic.api.WorkCompletion;
+import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.bench.transport.RnicPair;
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The loopback fixture of {@code ib_read_bw} and {@code ib_atomic_bw}, which the transport harness
+ * does not have: two RNICs over 127.0.0.1 ({@link RnicPair}), the active side keeping a window of
+ * signaled RDMA Reads (RFC 5040 §4.4) or FetchAdds (RFC 7306 §5.1.1) toward the passive side's
+ * region, whose RNIC answers with no application thread. Each {@link #next()} waits for a free
+ * slot of the window and posts one more; {@link #drain()} waits for the rest.
+ *
+ * <p>Every completion must be SUCCESS with the posted opcode; {@link #finish()} checks that the
+ * FetchAdd counter counts every operation, so a lost or doubled atomic fails the run.
+ *
+ * <p>Thread safety: one calling thread.
+ */
+final class OneSidedStream implements AutoCloseable {
+
+    /** Outstanding Reads or atomics (IRD = ORD of both QPs, perftest's {@code -o} default on most HCAs). */
+    static final int READS = 16;
+
+    private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final RnicPair pair;
+    private final boolean atomic;
+    private final int size;
+    private final int window;
+    private final QueuePair qp;
+    private final CompletionQueue cq;
+    private final RnicPair.Region sink;
+    private final RnicPair.Region target;
+    private final SendWorkRequest wr = new SendWorkRequest(1);
+    private final WorkCompletion[] batch = new WorkCompletion[32];
+    private long posted;
+    private long completed;
+
+    private OneSidedStream(RnicPair pair, boolean atomic, int size, int window, RnicPair.Region sink,
+                           RnicPair.Region target) {
+        this.pair = pair;
+        this.atomic = atomic;
+        this.size = size;
+        this.window = window;
+        this.qp = pair.active().qp();
+        this.cq = pair.active().cq();
+        this.sink = sink;
+        this.target = target;
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+    }
+
+    /**
+     * Connects two RNICs.
+     *
+     * @param atomic FetchAdd (8 bytes) instead of RDMA Read
+     * @param size   Read length (ignored for atomics)
+     * @param depth  window: the send queue depth
+     * @param crc    MPA CRC on the connection
+     */
+    static OneSidedStream open(boolean atomic, int size, int depth, boolean crc) throws IOException {
+        int window = atomic ? Math.min(depth, READS) : Math.min(depth, READS);
+        RnicPair pair = RnicPair.open(crc, new RnicPair.Depths(window + 1, 1, READS), new RnicPair.Depths(4, 1, READS));
+        try {
+            int length = atomic ? 8 : size;
+            RnicPair.Region sink = pair.active().register(length);
+            RnicPair.Region target = pair.passive().register(Math.max(length, 4096),
+                    AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_READ
+                            | AccessRights.REMOTE_WRITE | AccessRights.REMOTE_ATOMIC);
+            pair.connect(null, target);
+            return new OneSidedStream(pair, atomic, length, window, sink, target);
+        } catch (IOException | RuntimeException | Error e) {
+            pair.close();
+            throw e;
+        }
+    }
+
+    /** Posts one more operation once the window has room. */
+    void next() throws IOException {
+        long start = 0;
+        while (posted - completed >= window) {
+            if (poll() == 0) {
+                Thread.onSpinWait();
+                if (start == 0) {
+                    start = System.nanoTime();
+                } else if (System.nanoTime() - start > STUCK_NANOS) {
+                    throw new IOException("no completion for 30 s on " + pair.active());
+                }
+            } else {
+                start = 0;
+            }
+        }
+        wr.reset().wrId(posted).signaled(true);
+        if (atomic) {
+            wr.fetchAdd(1).remote(pair.active().peer().stag(), pair.active().peer().to()).sge(sink.stag(), sink.to(), 8);
+        } else {
+            wr.opcode(Opcode.RDMA_READ).remote(pair.active().peer().stag(), pair.active().peer().to())
+                    .sge(sink.stag(), sink.to(), size);
+        }
+        try {
+            qp.postSend(wr);
+        } catch (VerbsException e) {
+            throw new IOException("post refused on " + pair.active() + ": " + e.getMessage(), e);
+        }
+        posted++;
+    }
+
+    /** Waits until every posted operation completed. */
+    void drain() throws IOException {
+        long start = System.nanoTime();
+        while (completed < posted) {
+            if (poll() == 0) {
+                Thread.onSpinWait();
+                if (System.nanoTime() - start > STUCK_NANOS) {
+                    throw new IOException("no completion for 30 s on " + pair.active());
+                }
+            }
+        }
+    }
+
+    private int poll() throws IOException {
+        int n = cq.poll(batch, 0, batch.length);
+        Opcode expected = atomic ? Opcode.ATOMIC_FETCH_ADD : Opcode.RDMA_READ;
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = batch[i];
+            if (wc.status() != WorkCompletionStatus.SUCCESS || wc.opcode() != expected) {
+                throw new IOException("work request failed: " + wc + " on " + pair.active());
+            }
+        }
+        completed += n;
+        return n;
+    }
+
+    /**
+     * Drains, checks the FetchAdd counter (it must equal the operations), closes both RNICs.
+     *
+     * @throws IOException if the counter is wrong
+     */
+    void finish() throws IOException {
+        try {
+            drain();
+            if (atomic) {
+                long counter = target.memory().get(ValueLayout.JAVA_LONG, 0);
+                if (counter != posted) {
+                    throw new IOException("FetchAdd counter " + counter + " after " + posted + " operations");
+                }
+            }
+        } finally {
+            pair.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        pair.close();
+    }
+}

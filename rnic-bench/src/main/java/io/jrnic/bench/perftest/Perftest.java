@@ -1,0 +1,150 @@
+package io.jrnic.bench.perftest;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine;
+
+/**
+ * The perftest commands of {@code rnic-bench.jar} ({@code ib_write_bw}, ..., {@code flush_lat},
+ * {@code verify_lat}): options parsed by picocli into {@link PerftestOptions}, then
+ * {@code --loopback} ({@link LoopbackRun}), a server (no address) or a client (an address), the
+ * last two speaking Linux perftest's rdma_cm protocol ({@link PerftestPeer}).
+ *
+ * <p>Exit codes: 0 success, 1 a failed run (message on stderr), 2 bad arguments (with the usage).
+ *
+ * <p>Thread safety: stateless.
+ */
+public final class Perftest {
+
+    /** Exit code of a failed run. */
+    public static final int EXIT_FAILED = 1;
+    /** Exit code of bad arguments. */
+    public static final int EXIT_USAGE = 2;
+
+    private Perftest() {
+    }
+
+    /**
+     * Parses the options of one of the commands.
+     *
+     * @param test the command's test
+     * @param args the arguments after the command name
+     * @return the options
+     * @throws IllegalArgumentException for bad arguments (picocli's message or a combination check)
+     */
+    public static PerftestOptions parse(PerftestTest test, String... args) {
+        PerftestOptions options = new PerftestOptions();
+        CommandLine cl = commandLine(test, options);
+        try {
+            cl.parseArgs(args);
+        } catch (CommandLine.ParameterException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        if (!options.help) {
+            options.validate(test);
+        }
+        return options;
+    }
+
+    private static CommandLine commandLine(PerftestTest test, PerftestOptions options) {
+        CommandLine cl = new CommandLine(CommandLine.Model.CommandSpec.forAnnotatedObject(options)
+                .name(test.command()));
+        cl.getCommandSpec().usageMessage().description("perftest's " + test.command() + " on the jrnic soft RNIC: "
+                + "server without an address, client with one, --loopback for both ends in this JVM beside raw TCP");
+        cl.setPosixClusteredShortOptionsAllowed(true);
+        return cl;
+    }
+
+    /** The usage text of a command. */
+    public static String usage(PerftestTest test) {
+        return commandLine(test, new PerftestOptions()).getUsageMessage(CommandLine.Help.Ansi.OFF);
+    }
+
+    /**
+     * Runs a command.
+     *
+     * @param test the command's test
+     * @param args the arguments after the command name
+     * @param out  the tables and the JSON line
+     * @param err  progress, failures and usage errors
+     * @return the exit code
+     */
+    public static int run(PerftestTest test, String[] args, PrintStream out, PrintStream err) {
+        PerftestOptions options;
+        try {
+            options = parse(test, args);
+        } catch (IllegalArgumentException e) {
+            err.println(test.command() + ": " + e.getMessage());
+            err.print(usage(test));
+            return EXIT_USAGE;
+        }
+        if (options.help) {
+            out.print(usage(test));
+            return 0;
+        }
+        try {
+            if (options.loopback()) {
+                return loopback(test, options, out, err);
+            }
+            return new PerftestPeer(test, options, out, err).run();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println(test.command() + " failed: interrupted");
+            return EXIT_FAILED;
+        } catch (Exception e) {
+            err.println(test.command() + " failed: " + e.getMessage());
+            return EXIT_FAILED;
+        }
+    }
+
+    /** The sizes of a run: {@code -a}'s powers of two, or the one size. */
+    static List<Integer> sizes(PerftestTest test, PerftestOptions options) {
+        List<Integer> sizes = new ArrayList<>();
+        if (options.allSizes() && !(options.loopback() && LoopbackRun.fixedSize(test)) && test.verb() != PerftestTest.Verb.ATOMIC) {
+            int from = options.loopback() ? 8 : 2;
+            for (int s = from; s <= LoopbackRun.MAX_ALL_SIZE; s <<= 1) {
+                sizes.add(s);
+            }
+        } else {
+            sizes.add(options.loopback() && LoopbackRun.fixedSize(test) ? LoopbackRun.operandSize(test) : options.size(test));
+        }
+        return sizes;
+    }
+
+    private static int loopback(PerftestTest test, PerftestOptions options, PrintStream out, PrintStream err)
+            throws Exception {
+        LoopbackRun run = new LoopbackRun(test, options, err);
+        String how = "jrnic loopback over 127.0.0.1 beside raw TCP, " + options.mode().label() + " mode, MPA CRC "
+                + (options.crc() ? "on" : "off");
+        List<String> rows = new ArrayList<>();
+        String json = null;
+        out.println(Report.RULE);
+        out.println(Report.title(test, how));
+        out.println(Report.RULE);
+        out.println(test.latency() ? Report.LAT_HEADER : Report.bwHeader(options.reportGbits()));
+        for (int size : sizes(test, options)) {
+            if (test.latency()) {
+                LoopbackRun.Pair<LatencyResult> p = run.latency(size);
+                out.println(Report.latRow(p.rnic(), "rnic"));
+                out.println(Report.latRow(p.tcp(), "tcp"));
+                out.println(Report.latRatio(p.rnic(), p.tcp()));
+                json = Report.latJson(test, options.mode().label(), options.crc(), p.rnic(), p.tcp());
+            } else {
+                LoopbackRun.Pair<BandwidthResult> p = run.bandwidth(size);
+                out.println(Report.bwRow(p.rnic(), options.reportGbits(), "rnic"));
+                out.println(Report.bwRow(p.tcp(), options.reportGbits(), "tcp"));
+                out.println(Report.bwRatio(p.rnic(), p.tcp()));
+                json = Report.bwJson(test, options.qps(), options.mode().label(), options.crc(), p.rnic(), p.tcp());
+            }
+            out.flush();
+        }
+        out.println(Report.RULE);
+        if (options.json() && json != null) {
+            out.println(json);
+        }
+        rows.clear();
+        return 0;
+    }
+}

@@ -1,0 +1,258 @@
+package io.jrnic.bench.perftest;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * The options of the perftest commands, parsed by picocli: perftest's own where they apply
+ * (same letters and long names) and jrnic's (as {@code rping} has them). Roles as in perftest:
+ * without an address a server, with one a client; {@code --loopback} runs both ends in this JVM
+ * and the same test over raw TCP beside them.
+ *
+ * <p>Thread safety: a mutable holder filled by the parser; confined to the command's thread.
+ */
+public final class PerftestOptions {
+
+    /** perftest's default port. */
+    public static final int DEFAULT_PORT = 18515;
+
+    /** How the data path waits for completions: {@code --mode}. */
+    public enum Mode {
+        /** The RNIC's event loops move the bytes; the test thread polls the CQ (the only mode today). */
+        EVENT_LOOP("event-loop"),
+        /** A busy-polling data path (comes with the latency issue; refused until then). */
+        POLLING("polling");
+
+        private final String label;
+
+        Mode(String label) {
+            this.label = label;
+        }
+
+        /** The name on the command line and in the JSON. */
+        public String label() {
+            return label;
+        }
+    }
+
+    /** Converts {@code event-loop} / {@code polling}. */
+    static final class ModeConverter implements ITypeConverter<Mode> {
+        @Override
+        public Mode convert(String value) {
+            for (Mode m : Mode.values()) {
+                if (m.label.equals(value)) {
+                    return m;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a mode: polling or event-loop");
+        }
+    }
+
+    @Parameters(arity = "0..1", paramLabel = "SERVER", description = "server address: makes this a client")
+    String server;
+
+    @Option(names = {"-s", "--size"}, paramLabel = "BYTES", description = "message size (default: 65536 for bw, 2 for lat, 8 for atomics; loopback at least 8)")
+    Integer size;
+
+    @Option(names = {"-n", "--iters"}, paramLabel = "N", description = "iterations (default: 5000 for write_bw, else 1000)")
+    Integer iterations;
+
+    @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "run for this long instead of -n")
+    Integer duration;
+
+    @Option(names = {"-a", "--all"}, description = "all sizes, powers of two from 2 (loopback: 8) to 2^23")
+    boolean allSizes;
+
+    @Option(names = {"-q", "--qp"}, paramLabel = "N", description = "queue pairs (1 today)")
+    int qps = 1;
+
+    @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "send queue depth (default 128 for bw, 1 for lat)")
+    Integer txDepth;
+
+    @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES", description = "largest message sent inline")
+    Integer inlineSize;
+
+    @Option(names = {"-p", "--port"}, paramLabel = "PORT", description = "TCP port (default " + DEFAULT_PORT + ")")
+    int port = DEFAULT_PORT;
+
+    @Option(names = {"-R", "--rdma_cm"}, description = "connect with rdma_cm (always so on iWARP; accepted for compatibility)")
+    boolean rdmaCm;
+
+    @Option(names = {"-F", "--CPU-freq"}, description = "accepted for compatibility (no cycle counter calibration here)")
+    boolean cpuFreq;
+
+    @Option(names = "--report_gbits", description = "bandwidth in Gb/s instead of MB/s")
+    boolean reportGbits;
+
+    @Option(names = {"-d", "--ib-dev"}, paramLabel = "DEV", description = "accepted and ignored (one soft RNIC)")
+    String device;
+
+    @Option(names = "--crc", description = "ask for MPA CRCs (C=1); without it CRC is on only if the peer asks (loopback: off)")
+    boolean crc;
+
+    @Option(names = "--markers", description = "ask for and accept MPA markers (siw refuses them)")
+    boolean markers;
+
+    @Option(names = "--setup-timeout-s", paramLabel = "SECONDS", description = "bound of each MPA setup wait (default 10; 300 behind the lab's guestfwd rules)")
+    int setupTimeoutSeconds = 10;
+
+    @Option(names = "--pause-ms", paramLabel = "MS", description = "client: pause between the MPA Reply and the first FPDU (default 100, siw's race)")
+    int pauseMillis = 100;
+
+    @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class, description = "event-loop (default) or polling")
+    Mode mode = Mode.EVENT_LOOP;
+
+    @Option(names = "--loopback", description = "both ends in this JVM over 127.0.0.1, then raw TCP beside, with the ratio")
+    boolean loopback;
+
+    @Option(names = "--json", description = "one JSON object on the last line of stdout")
+    boolean json;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
+    boolean help;
+
+    /** The server address (client role), or null (server role). */
+    public String server() {
+        return server;
+    }
+
+    /** The message size of a single-size run of {@code test}. */
+    public int size(PerftestTest test) {
+        if (size != null) {
+            return size;
+        }
+        return loopback ? Math.max(8, test.defaultSize()) : test.defaultSize();
+    }
+
+    /** Iterations of an iteration-bounded run: perftest's defaults unless {@code -n}. */
+    public int iterations(PerftestTest test) {
+        if (iterations != null) {
+            return iterations;
+        }
+        return test == PerftestTest.WRITE_BW ? 5000 : 1000;
+    }
+
+    /** The duration in seconds, or 0 when the run is bounded by iterations. */
+    public int duration() {
+        return duration == null ? 0 : duration;
+    }
+
+    /** Send queue depth: perftest's 128 for bandwidth, 1 for latency, unless {@code -t}. */
+    public int txDepth(PerftestTest test) {
+        if (txDepth != null) {
+            return txDepth;
+        }
+        return test.latency() ? 1 : 128;
+    }
+
+    /** The inline size, or -1 for the default. */
+    public int inlineSize() {
+        return inlineSize == null ? -1 : inlineSize;
+    }
+
+    /** TCP port. */
+    public int port() {
+        return port;
+    }
+
+    /** Whether {@code -a} was given. */
+    public boolean allSizes() {
+        return allSizes;
+    }
+
+    /** Queue pairs. */
+    public int qps() {
+        return qps;
+    }
+
+    /** Whether bandwidth is reported in Gb/s. */
+    public boolean reportGbits() {
+        return reportGbits;
+    }
+
+    /** Whether MPA CRC is asked for. */
+    public boolean crc() {
+        return crc;
+    }
+
+    /** Whether MPA markers are asked for and accepted. */
+    public boolean markers() {
+        return markers;
+    }
+
+    /** Bound of each MPA setup wait, seconds. */
+    public int setupTimeoutSeconds() {
+        return setupTimeoutSeconds;
+    }
+
+    /** Client pause before the first FPDU, milliseconds. */
+    public int pauseMillis() {
+        return pauseMillis;
+    }
+
+    /** The data path mode. */
+    public Mode mode() {
+        return mode;
+    }
+
+    /** Whether this is a loopback run. */
+    public boolean loopback() {
+        return loopback;
+    }
+
+    /** Whether the last line of stdout is a JSON object. */
+    public boolean json() {
+        return json;
+    }
+
+    /**
+     * Checks the combinations picocli cannot.
+     *
+     * @param test the command's test
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    void validate(PerftestTest test) {
+        if (mode == Mode.POLLING) {
+            throw new IllegalArgumentException("--mode polling: the polling data path is not in this build yet;"
+                    + " use --mode event-loop (the default)");
+        }
+        if (qps != 1) {
+            throw new IllegalArgumentException("-q " + qps + ": only one queue pair per test so far");
+        }
+        if (size != null && (size < 1 || size > (1 << 30))) {
+            throw new IllegalArgumentException("-s " + size + ": size must be in [1, 2^30]");
+        }
+        if (iterations != null && iterations < 5) {
+            throw new IllegalArgumentException("-n " + iterations + ": at least 5 iterations");
+        }
+        if (duration != null && duration < 1) {
+            throw new IllegalArgumentException("-D " + duration + ": at least 1 second");
+        }
+        if (duration != null && iterations != null) {
+            throw new IllegalArgumentException("-D and -n exclude each other");
+        }
+        if (txDepth != null && txDepth < 1) {
+            throw new IllegalArgumentException("-t " + txDepth + ": at least 1");
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("-p " + port + ": not a port");
+        }
+        if (loopback && server != null) {
+            throw new IllegalArgumentException("--loopback takes no server address");
+        }
+        if (loopback && size != null && size < 8) {
+            throw new IllegalArgumentException("-s " + size + ": loopback messages carry an 8-byte sequence number,"
+                    + " use -s 8 or more");
+        }
+        if (!loopback && !test.perftestInterop()) {
+            throw new IllegalArgumentException(test.command() + " runs with --loopback only (Linux perftest has no"
+                    + " such test to talk to)");
+        }
+        if (!loopback && json) {
+            // allowed: the JSON then has no tcp member
+            return;
+        }
+    }
+}

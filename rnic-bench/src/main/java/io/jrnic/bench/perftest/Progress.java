@@ -1,0 +1,77 @@
+package io.jrnic.bench.perftest;
+
+import java.io.PrintStream;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The progress line on stderr of a run that lasts: after {@value #QUIET_SECONDS} s, every
+ * {@value #EVERY_SECONDS} s, {@code "<phase>: N iterations, S s"}, rewritten in place with a
+ * carriage return and ended with a newline when the phase ends. The measuring loop only writes a
+ * volatile counter (no allocation, no lock); a daemon thread reads it.
+ *
+ * <p>Thread safety: {@link #tick()} from the measuring thread, the printer on its own thread.
+ */
+final class Progress implements AutoCloseable {
+
+    /** Seconds of silence before the first line: short runs print nothing. */
+    static final int QUIET_SECONDS = 3;
+    /** Seconds between two lines. */
+    static final int EVERY_SECONDS = 2;
+
+    private final PrintStream err;
+    private final String phase;
+    private final long start = System.nanoTime();
+    private final Thread printer;
+    private volatile long count;
+    private volatile boolean done;
+    private volatile boolean printed;
+
+    private Progress(PrintStream err, String phase) {
+        this.err = err;
+        this.phase = phase;
+        this.printer = Thread.ofPlatform().daemon().name("perftest-progress").unstarted(this::print);
+    }
+
+    /** Starts the printer of one phase. */
+    static Progress start(PrintStream err, String phase) {
+        Progress p = new Progress(err, phase);
+        p.printer.start();
+        return p;
+    }
+
+    /** One more iteration. */
+    void tick() {
+        count = count + 1; // single writer
+    }
+
+    private void print() {
+        try {
+            Thread.sleep(TimeUnit.SECONDS.toMillis(QUIET_SECONDS)); // a pacing thread, not a test wait
+            while (!done) {
+                long s = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start);
+                synchronized (err) {
+                    if (!done) {
+                        err.print("\r" + phase + ": " + count + " iterations, " + s + " s");
+                        err.flush();
+                        printed = true;
+                    }
+                }
+                Thread.sleep(TimeUnit.SECONDS.toMillis(EVERY_SECONDS));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Ends the phase: the line (if any) gets its newline. */
+    @Override
+    public void close() {
+        done = true;
+        printer.interrupt();
+        synchronized (err) {
+            if (printed) {
+                err.println();
+            }
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.jrnic.bench.perftest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/** Every command in loopback at small counts, and the JSON line's shape. */
+class PerftestCommandTest {
+
+    private static final String NUM = "-?[0-9]+(\\.[0-9]+)?";
+    private static final Pattern LAT_MEMBER = Pattern.compile("\\{\"min_us\": " + NUM + ", \"p50_us\": " + NUM
+            + ", \"p99_us\": " + NUM + ", \"p999_us\": " + NUM + ", \"avg_us\": " + NUM + "}");
+    private static final Pattern BW_MEMBER = Pattern.compile("\\{\"gbps\": " + NUM + ", \"mpps\": " + NUM + "}");
+
+    record Run(int code, String out, String err) {
+        String lastLine() {
+            List<String> lines = out.lines().toList();
+            return lines.get(lines.size() - 1);
+        }
+    }
+
+    static Run run(PerftestTest test, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Perftest.run(test, args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @ParameterizedTest
+    @EnumSource(PerftestTest.class)
+    void everyCommandRunsInLoopbackAndEndsWithItsJson(PerftestTest test) {
+        Run r = run(test, "--loopback", "-n", "40", "-s", "64", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        String json = r.lastLine();
+        assertThat(json).startsWith("{\"test\": \"" + test.jsonName() + "\", \"bytes\": ");
+        if (test.latency()) {
+            assertThat(r.out()).contains("t_typical[usec]").contains("99.9% percentile[usec]").contains(" rnic").contains(" tcp");
+            assertThat(json).matches(Pattern.quote("{\"test\": \"" + test.jsonName() + "\", \"bytes\": ") + "[0-9]+"
+                    + Pattern.quote(", \"iterations\": 40, \"mode\": \"event-loop\", \"crc\": false, \"rnic\": ")
+                    + LAT_MEMBER + Pattern.quote(", \"tcp\": ") + LAT_MEMBER + ", \"ratio_p50\": " + NUM + "}");
+        } else {
+            assertThat(r.out()).contains("BW peak[MB/sec]").contains("MsgRate[Mpps]");
+            assertThat(json).matches(Pattern.quote("{\"test\": \"" + test.jsonName() + "\", \"bytes\": ") + "[0-9]+"
+                    + Pattern.quote(", \"iterations\": 40, \"qps\": 1, \"mode\": \"event-loop\", \"crc\": false, \"rnic\": ")
+                    + BW_MEMBER + Pattern.quote(", \"tcp\": ") + BW_MEMBER + ", \"ratio\": " + NUM + "}");
+        }
+    }
+
+    @Test
+    void crcAndGbitsShowInTheRun() {
+        Run r = run(PerftestTest.SEND_BW, "--loopback", "-n", "20", "-s", "4096", "--crc", "--report_gbits", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("MPA CRC on").contains("BW peak[Gb/sec]");
+        assertThat(r.lastLine()).contains("\"bytes\": 4096").contains("\"crc\": true");
+    }
+}

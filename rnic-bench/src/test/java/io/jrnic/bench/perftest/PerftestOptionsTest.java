@@ -1,0 +1,75 @@
+package io.jrnic.bench.perftest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class PerftestOptionsTest {
+
+    @Test
+    void perftestsOptionsParseWithTheirDefaults() {
+        PerftestOptions o = Perftest.parse(PerftestTest.WRITE_BW, "-R", "-d", "siw0", "-F", "--report_gbits", "-s", "8",
+                "-D", "3", "-p", "7201", "-t", "64", "-I", "0", "-q", "1", "10.0.2.15");
+        assertThat(o.server()).isEqualTo("10.0.2.15");
+        assertThat(o.size(PerftestTest.WRITE_BW)).isEqualTo(8);
+        assertThat(o.duration()).isEqualTo(3);
+        assertThat(o.port()).isEqualTo(7201);
+        assertThat(o.txDepth(PerftestTest.WRITE_BW)).isEqualTo(64);
+        assertThat(o.reportGbits()).isTrue();
+        assertThat(o.mode()).isEqualTo(PerftestOptions.Mode.EVENT_LOOP);
+
+        PerftestOptions d = Perftest.parse(PerftestTest.WRITE_BW);
+        assertThat(d.server()).isNull();
+        assertThat(d.port()).isEqualTo(PerftestOptions.DEFAULT_PORT);
+        assertThat(d.size(PerftestTest.WRITE_BW)).isEqualTo(65536);
+        assertThat(d.iterations(PerftestTest.WRITE_BW)).isEqualTo(5000);
+        assertThat(d.iterations(PerftestTest.SEND_LAT)).isEqualTo(1000);
+        assertThat(d.txDepth(PerftestTest.WRITE_LAT)).isEqualTo(1);
+        assertThat(Perftest.parse(PerftestTest.WRITE_LAT, "--loopback").size(PerftestTest.WRITE_LAT)).isEqualTo(8);
+    }
+
+    @Test
+    void clusteredShortOptionsAndOursParse() {
+        PerftestOptions o = Perftest.parse(PerftestTest.SEND_LAT, "-Rn", "100", "--crc", "--markers", "--setup-timeout-s",
+                "300", "--pause-ms", "0", "--mode", "event-loop", "--json", "--loopback");
+        assertThat(o.iterations(PerftestTest.SEND_LAT)).isEqualTo(100);
+        assertThat(o.crc()).isTrue();
+        assertThat(o.markers()).isTrue();
+        assertThat(o.setupTimeoutSeconds()).isEqualTo(300);
+        assertThat(o.pauseMillis()).isZero();
+        assertThat(o.json()).isTrue();
+        assertThat(o.loopback()).isTrue();
+    }
+
+    @Test
+    void badCombinationsAreRefusedWithAReason() {
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_LAT, "--mode", "polling"))
+                .hasMessageContaining("polling");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_LAT, "--mode", "spin"))
+                .hasMessageContaining("not a mode");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "-n", "10", "-D", "2")).hasMessageContaining("-D");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "host")).hasMessageContaining("loopback");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.FLUSH_LAT, "host")).hasMessageContaining("--loopback");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "-q", "2")).hasMessageContaining("queue pair");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "-s", "2")).hasMessageContaining("-s 8");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--bogus")).hasMessageContaining("--bogus");
+    }
+
+    @Test
+    void usageErrorsExitTwoAndHelpExitsZero() {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = Perftest.run(PerftestTest.READ_LAT, new String[] {"--mode", "polling"},
+                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(code).isEqualTo(Perftest.EXIT_USAGE);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("ib_read_lat: --mode polling").contains("--report_gbits");
+        out.reset();
+        assertThat(Perftest.run(PerftestTest.READ_LAT, new String[] {"-h"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8))).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("Usage: ib_read_lat").contains("--loopback");
+    }
+}
