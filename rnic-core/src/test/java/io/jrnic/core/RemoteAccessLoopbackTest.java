@@ -297,4 +297,19 @@ class RemoteAccessLoopbackTest extends LoopbackFixture {
         MemoryWindow mw = bind(b, other, backing, 0, 4096, REMOTE_READ);
         readRefused(p, mw.stag(), backing.to(), 64, 0x0103, AsyncEventType.IRRQ_INVALID_PD);
     }
+
+    @Test
+    void aZeroBasedWindowIsAddressedFromZero_V_MW_14() throws Exception {
+        Pair p = connect(a.qp(), b.qp());
+        Buffer backing = region(b, b.pd, 4096, LOCAL | BIND_WINDOW);
+        MemoryWindow mw = b.pd.allocateWindow();
+        p.qpB().postSend(new SendWorkRequest().wrId(77).bind(mw.stag(), backing.stag(), backing.to() + 100, 200,
+                AddressType.ZERO_BASED, REMOTE_WRITE));
+        assertThat(b.completions(1).getFirst().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        Buffer src = write(p, 1, mw.stag(), 10, 50); // TO 10 of the window = byte 110 of the region
+        fence(p, 2);
+        assertThat(bytes(backing.memory(), 110, 50)).isEqualTo(bytes(src.memory(), 0, 50));
+        assertThat(bytes(backing.memory(), 0, 110)).containsOnly(0);
+        writeRefused(p, mw.stag(), 150, 51, 0x1101, AsyncEventType.TAGGED_BASE_BOUNDS);
+    }
 }
