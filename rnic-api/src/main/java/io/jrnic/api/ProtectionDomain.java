@@ -31,7 +31,10 @@ public interface ProtectionDomain extends AutoCloseable {
     /**
      * RI-Register Non-Shared Memory Region (Verbs §7.3.2.2, §9.2.6.2) over a native segment.
      *
-     * @param memory         the caller's native segment (its bytes become the region)
+     * @param memory         the caller's native segment (its bytes become the region); it must be
+     *                       accessible from any thread (global, automatic or shared arena): the
+     *                       RNIC's event loops read and write it, so a confined arena's segment is
+     *                       refused with INVALID_PBL_ENTRY
      * @param accessRights   {@link AccessRights} bits; Figure 18 combinations only
      * @param key            consumer STag key (low 8 bits used)
      * @param addressType    VA-based or zero-based TO

@@ -24,6 +24,9 @@ import java.util.Objects;
  * <p>Thread safety: every state change runs under {@link SoftRnic#memoryLock}.
  */
 final class MemoryManager {
+    /** A thread that never runs, so it owns no confined arena (see {@link #accessibleFromAnyThread}). */
+    private static final Thread NO_OWNER = Thread.ofVirtual().unstarted(() -> { });
+
     private final SoftRnic rnic;
     private final StagTable table;
     private final long pageSize;
@@ -69,6 +72,34 @@ final class MemoryManager {
         return (fbo + memory.byteSize() + pageSize - 1) / pageSize;
     }
 
+    /**
+     * Whether every thread may access the memory: true for global, automatic and shared arenas,
+     * false for a confined arena, which only its owner thread may touch. The RNIC reads and writes
+     * registered memory from its event loops (placement, Read Responses, atomics), so a confined
+     * segment would register and then fail at the first remote access with a
+     * {@link WrongThreadException} on the loop (issue 9 item 8).
+     *
+     * @param memory the memory
+     * @return whether a thread other than its owner can access it
+     */
+    static boolean accessibleFromAnyThread(MemorySegment memory) {
+        return memory.isAccessibleBy(NO_OWNER);
+    }
+
+    /**
+     * Throws the registration error of memory that is not accessible from any thread.
+     *
+     * @param memory the memory (native, not null)
+     * @param what   what the memory is for, for the message
+     */
+    static void checkAccessibleFromAnyThread(MemorySegment memory, String what) {
+        if (!accessibleFromAnyThread(memory)) {
+            throw error(VerbsStatus.INVALID_PBL_ENTRY, what + " must be accessible from any thread (a global, automatic"
+                    + " or shared arena): the RNIC's event loops read and write it, and a confined arena's memory"
+                    + " is only accessible from its owner thread " + memory);
+        }
+    }
+
     private static int checkKey(int key) {
         if (key < 0 || key > 0xFF) {
             throw new IllegalArgumentException("STag key must be 0..255, was " + key);
@@ -94,6 +125,7 @@ final class MemoryManager {
         if (!memory.isNative()) {
             throw error(VerbsStatus.INVALID_PBL_ENTRY, "memory must be a native (off-heap) segment: " + memory);
         }
+        checkAccessibleFromAnyThread(memory, "registered memory");
         if (!AccessRights.isValidRegionCombination(rights)) {
             throw error(VerbsStatus.INVALID_ACCESS_RIGHTS, "invalid region rights " + AccessRights.describe(rights)
                     + " (Verbs Figure 18)");
@@ -363,8 +395,8 @@ final class MemoryManager {
                 return WorkCompletionStatus.STAG_NOT_INVALID; // V-MR-64
             }
             MemorySegment memory = w.fastRegisterMemory;
-            if (memory == null || !memory.isNative()) {
-                return WorkCompletionStatus.INVALID_PBL_ENTRY;
+            if (memory == null || !memory.isNative() || !accessibleFromAnyThread(memory)) {
+                return WorkCompletionStatus.INVALID_PBL_ENTRY; // a confined arena is refused at PostSQ already
             }
             int rights = w.accessRights;
             if (!AccessRights.isValidRegionCombination(rights)

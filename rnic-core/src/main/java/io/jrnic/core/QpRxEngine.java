@@ -429,9 +429,10 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             descriptor.notAssociated();
             return;
         }
-        boolean allowed = write
-                ? qp.inboundWrite() && AccessRights.has(b.rights(), AccessRights.REMOTE_WRITE)
-                : !window && AccessRights.has(b.rights(), AccessRights.LOCAL_WRITE);
+        // Verbs §7.5.2, §8.1.2.2 Figure 21: the Data Sink of an RDMA Write and of an RDMA Read Type
+        // WR alike needs the QP's inbound RDMA Write (and Read Response) enable and the STag's Remote
+        // Write right, a region's or a window's (V-MR-82, V-WR-23); local rights play no part
+        boolean allowed = qp.inboundWrite() && AccessRights.has(b.rights(), AccessRights.REMOTE_WRITE);
         placementDenied = !allowed;
         descriptor.valid(b.baseTo(), b.length(), allowed, b);
     }

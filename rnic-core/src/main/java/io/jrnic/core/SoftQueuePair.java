@@ -273,6 +273,9 @@ final class SoftQueuePair implements QueuePair {
         if ((op.isLocalMemory() && op != Opcode.INVALIDATE_LOCAL_STAG) && wr.addressType() == null) {
             throw new VerbsException(VerbsStatus.INVALID_MODIFIER, op + " needs an address type");
         }
+        if (op == Opcode.FAST_REGISTER && wr.fastRegisterMemory() != null && wr.fastRegisterMemory().isNative()) {
+            MemoryManager.checkAccessibleFromAnyThread(wr.fastRegisterMemory(), "Fast-Register memory"); // issue 9 item 8
+        }
         if (sqAccount.outstanding() >= sq.length) {
             throw new VerbsException(VerbsStatus.TOO_MANY_WRS_POSTED, "SQ full: " + sq.length + " WRs outstanding");
         }

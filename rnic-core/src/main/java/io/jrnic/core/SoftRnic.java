@@ -132,6 +132,11 @@ public final class SoftRnic implements Rnic {
             // Verbs §8.1.3.2: >= 4 SGEs; §6.5: IRD and ORD >= 1 for every QP
             throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "invalid RNIC limits in " + config.name());
         }
+        if (!MemoryManager.accessibleFromAnyThread(config.physicalMemory())) {
+            // STag 0 memory is read and written by the event loops like any registered memory
+            throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "physical memory (STag 0) must be accessible from"
+                    + " any thread (a global, automatic or shared arena), not a confined arena's segment");
+        }
         if (config.name() == null) {
             // V-RNIC-7 makes the name unique per open RNIC: the default must not collide with itself
             while (true) {

@@ -1,7 +1,6 @@
 package io.jrnic.core;
 
 import io.jrnic.api.AccessRights;
-import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.StagState;
 import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.rdmap.RdmapError;
@@ -13,7 +12,9 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
 /**
  * The STag table of one RNIC: entries found by the 24-bit STag index (index 0 is STag 0 and is
  * never handed out, Verbs §7.2.1), keys compared exactly, plus the zero-allocation access checks
- * of Verbs §7.4 to §7.6 (local SGEs) and §7.6.3 / §7.10.6.2 (incoming tagged access).
+ * of Verbs §7.4 to §7.6 (local SGEs) and the request-target check of queue-1 requests. Incoming
+ * tagged segments are checked where they are placed: {@code QpRxEngine.resolve} describes the
+ * buffer, {@code DdpReceiver} checks the range (Verbs §7.6.3 / §7.10.6.2).
  *
  * <p>An index is a table slot in its low bits and random bits above them (RFC 5042 §5.1.2,
  * R-SEC-018: STags should not be predictable, so a peer cannot reach a region whose STag was never
@@ -233,57 +234,5 @@ final class StagTable {
             return RdmapError.TO_WRAP;
         }
         return b.contains(to, size) ? null : RdmapError.BASE_OR_BOUNDS_VIOLATION;
-    }
-
-    /**
-     * Incoming tagged access check (Verbs §7.6.3, §7.10.6.2, §8.1.2.2 Figure 21): STag valid with
-     * its exact key; for a region the PD equals the QP's; for a window it is bound to this QP and
-     * the region's rights are not consulted (V-MW-41); the QP enable and the STag right both
-     * allow the access (V-WR-19); bounds at byte granularity. Zero-length skips everything.
-     *
-     * @param stag   the STag in the tagged segment
-     * @param to     the TO
-     * @param length the length
-     * @param qp     the receiving QP
-     * @param right  REMOTE_READ (Read Request source) or REMOTE_WRITE (Write or Read Response sink),
-     *               or an extension right
-     * @return null when allowed, else the asynchronous event (and Terminate code) of the violation
-     */
-    AsyncEventType checkRemote(int stag, long to, long length, SoftQueuePair qp, int right) {
-        if (length == 0) {
-            return null;
-        }
-        boolean read = AccessRights.has(right, AccessRights.REMOTE_READ);
-        if (read && !qp.inboundRead()) {
-            return AsyncEventType.RDMA_READ_NOT_ENABLED;
-        }
-        if (!read && !qp.inboundWrite()) {
-            return AsyncEventType.RDMA_WRITE_NOT_ENABLED;
-        }
-        if (stag >>> 8 == 0) {
-            return AsyncEventType.TAGGED_INVALID_STAG; // V-MR-23: STag 0 never for remote access
-        }
-        StagEntry e = lookup(stag);
-        if (e == null) {
-            return AsyncEventType.TAGGED_INVALID_STAG;
-        }
-        StagBinding b = e.binding;
-        if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
-            return AsyncEventType.TAGGED_INVALID_STAG;
-        }
-        if (e instanceof SoftMemoryWindow) {
-            if (b.qpId() != qp.id()) {
-                return AsyncEventType.TAGGED_INVALID_STAG; // V-MW-18: window bound to another QP
-            }
-        } else if (b.pd() != qp.pd()) {
-            return AsyncEventType.TAGGED_INVALID_PD; // V-PD-2
-        }
-        if (!AccessRights.has(b.rights(), right)) {
-            return AsyncEventType.TAGGED_ACCESS_RIGHTS;
-        }
-        if (StagBinding.wraps(to, length)) {
-            return AsyncEventType.TAGGED_WRAP;
-        }
-        return b.contains(to, length) ? null : AsyncEventType.TAGGED_BASE_BOUNDS;
     }
 }

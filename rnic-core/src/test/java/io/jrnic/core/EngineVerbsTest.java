@@ -71,8 +71,9 @@ class EngineVerbsTest extends EngineFixture {
         Side a = p[0];
         Side b = p[1];
         var m = a.rnic.allocateMemory(512, 8);
-        MemoryRegion sink = a.pd.registerMemory(m, AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE, 3,
-                AddressType.VA_BASED, m.address(), false);
+        // Verbs §7.5.2, Figure 21: a Read sink needs Remote Write (V-MR-82)
+        MemoryRegion sink = a.pd.registerMemory(m, AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE
+                | AccessRights.REMOTE_WRITE, 3, AddressType.VA_BASED, m.address(), true);
         MemoryRegion src = b.region(512, RIGHTS);
         fill(b.memory(src), 8);
         a.qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_READ_INVALIDATE).sge(sink.stag(), m.address(), 512)

@@ -2,7 +2,6 @@ package io.jrnic.core;
 
 import io.jrnic.api.AccessRights;
 import io.jrnic.api.AddressType;
-import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.MemoryWindow;
 import io.jrnic.api.MemoryWindowAttributes;
@@ -15,6 +14,7 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.rdmap.RdmapError;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -95,26 +95,6 @@ class MemoryWindowTest extends VerbsFixture {
         assertThat(a.length()).isEqualTo(200);
         assertThat(a.regionStag()).isEqualTo(mr.stag());
         assertThat(mr.query().boundWindows()).isEqualTo(1);
-    }
-
-    @Test
-    void remoteAccessThroughWindowChecksQpBoundsAndOwnRights_V_MW_18_V_MW_40_V_MW_41_V_MW_42_V_MW_43_V_MW_44_V_WR_20() {
-        MemoryWindow mw = pd.allocateWindow();
-        qp.postSend(bind(mw, 3, mr, mem.address() + 100, 200, AddressType.ZERO_BASED, REMOTE_WRITE));
-        int stag = mw.stag();
-        SoftQueuePair other = (SoftQueuePair) pd.createQueuePair(qpConfig());
-        SoftQueuePair noWrite = (SoftQueuePair) pd.createQueuePair(qpConfig().access(true, false, true));
-        StagTable t = rnic.stags;
-        assertThat(t.checkRemote(stag, 0, 200, qp, REMOTE_WRITE)).isNull(); // MR has no remote right: irrelevant
-        assertThat(t.checkRemote(stag, 0, 201, qp, REMOTE_WRITE)).isEqualTo(AsyncEventType.TAGGED_BASE_BOUNDS);
-        assertThat(t.checkRemote(stag, 0, 1, qp, REMOTE_READ)).isEqualTo(AsyncEventType.TAGGED_ACCESS_RIGHTS);
-        assertThat(t.checkRemote(stag, 0, 1, other, REMOTE_WRITE)).isEqualTo(AsyncEventType.TAGGED_INVALID_STAG);
-        assertThat(t.checkRemote(stag, 0, 1, noWrite, REMOTE_WRITE)).isEqualTo(AsyncEventType.RDMA_WRITE_NOT_ENABLED);
-        assertThat(t.checkRemote(stag ^ 1, 0, 1, qp, REMOTE_WRITE)).isEqualTo(AsyncEventType.TAGGED_INVALID_STAG);
-        assertThat(t.checkRemote(stag, 0, 0, other, REMOTE_READ)).isNull(); // zero length skips every check
-        StagBinding b = t.lookupValid(stag);
-        assertThat(b.memory().address()).isEqualTo(mem.address() + 100); // zero-based TO 0 = MR byte 100
-        assertThat(b.offsetOf(10)).isEqualTo(10);
     }
 
     @Test
@@ -227,8 +207,8 @@ class MemoryWindowTest extends VerbsFixture {
         owner.postSend(new SendWorkRequest().wrId(3).opcode(Opcode.INVALIDATE_LOCAL_STAG).invalidateStag(w2.stag()));
         assertThat(w2.query().state()).isEqualTo(StagState.INVALID);
         assertThat(w2.query().pdId()).isEqualTo(pd.id());
-        assertThat(rnic.stags.checkRemote(w2.stag(), mem.address(), 1, owner, REMOTE_READ))
-                .isEqualTo(AsyncEventType.TAGGED_INVALID_STAG); // V-MW-34
+        assertThat(rnic.stags.checkRequestTarget(owner, w2.stag(), mem.address(), 1, REMOTE_READ, 0, true))
+                .isEqualTo(RdmapError.INVALID_STAG); // V-MW-34
         // invalidating an Invalid window needs only the PD to match
         owner.postSend(new SendWorkRequest().wrId(4).opcode(Opcode.INVALIDATE_LOCAL_STAG).invalidateStag(w2.stag()));
         QueuePair foreign = rnic.allocatePd().createQueuePair(qpConfig());
@@ -242,8 +222,8 @@ class MemoryWindowTest extends VerbsFixture {
         // rebind after invalidate (V-MW-33)
         owner.postSend(bind(w2, 5, mr, mem.address(), 16, AddressType.VA_BASED, REMOTE_READ));
         assertThat(w2.query().stag() & 0xFF).isEqualTo(5);
-        assertThat(rnic.stags.checkRemote(w2.stag() & ~0xFF | 4, mem.address(), 1, owner, REMOTE_READ))
-                .isEqualTo(AsyncEventType.TAGGED_INVALID_STAG); // V-MW-25: old key fails
+        assertThat(rnic.stags.checkRequestTarget(owner, w2.stag() & ~0xFF | 4, mem.address(), 1, REMOTE_READ, 0, true))
+                .isEqualTo(RdmapError.INVALID_STAG); // V-MW-25: old key fails
     }
 
     @Test
@@ -254,8 +234,8 @@ class MemoryWindowTest extends VerbsFixture {
         assertStatus(qp::close, VerbsStatus.MWS_STILL_BOUND_TO_QP);
         assertThat(qp.state()).isEqualTo(QpState.RTS);
         mw.close();
-        assertThat(rnic.stags.checkRemote(stag, mem.address(), 1, qp, REMOTE_READ))
-                .isEqualTo(AsyncEventType.TAGGED_INVALID_STAG);
+        assertThat(rnic.stags.checkRequestTarget(qp, stag, mem.address(), 1, REMOTE_READ, 0, true))
+                .isEqualTo(RdmapError.INVALID_STAG);
         assertThat(mr.query().boundWindows()).isZero();
         assertStatus(mw::close, VerbsStatus.INVALID_STAG_INDEX);
         assertStatus(mw::query, VerbsStatus.INVALID_STAG_INDEX);
