@@ -249,12 +249,18 @@ class RawPeerWireEvidenceTest {
         return mr;
     }
 
-    private void assertEveryOutstandingWorkRequestFlushedOnce() throws IOException {
+    /**
+     * @param readStatus the status of the Read in progress: REMOTE_TERMINATION_ERROR when the peer
+     *                   terminated (Verbs §6.6.2.4, docs/engine.md decision 10), FLUSHED otherwise
+     */
+    private void assertEveryOutstandingWorkRequestFlushedOnce(WorkCompletionStatus readStatus) throws IOException {
         peer.raw.shutdownOutput(); // the LLP close ends Terminate (Verbs §6.2.4)
         peer.awaitState(QpState.ERROR);
         List<WorkCompletion> wcs = peer.completions(3);
         assertThat(wcs).extracting(WorkCompletion::wrId).containsExactlyInAnyOrder(1L, 10L, 11L);
-        assertThat(wcs).extracting(WorkCompletion::status).containsOnly(WorkCompletionStatus.FLUSHED);
+        assertThat(wcs).filteredOn(wc -> wc.wrId() == 1).extracting(WorkCompletion::status).containsExactly(readStatus);
+        assertThat(wcs).filteredOn(wc -> wc.wrId() != 1).extracting(WorkCompletion::status)
+                .containsOnly(WorkCompletionStatus.FLUSHED);
         // exactly once: a Send posted now is flushed and is the only further completion
         peer.qp.postSend(new SendWorkRequest().wrId(3).opcode(Opcode.SEND));
         List<WorkCompletion> more = peer.completions(1);
@@ -269,7 +275,7 @@ class RawPeerWireEvidenceTest {
         peer.raw.getOutputStream().write(fpdu(untagged(TERMINATE, 2, 1, ByteBuffer.allocate(4).putInt(0x0100_0000)
                 .array())));
         peer.awaitEvent(AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
-        assertEveryOutstandingWorkRequestFlushedOnce();
+        assertEveryOutstandingWorkRequestFlushedOnce(WorkCompletionStatus.REMOTE_TERMINATION_ERROR);
         assertThat(peer.qp.query().terminateMessage().locallyGenerated()).isFalse();
     }
 
@@ -282,7 +288,7 @@ class RawPeerWireEvidenceTest {
         byte[] t = nextUlpdu();
         assertThat(opcode(t)).isEqualTo(TERMINATE);
         assertThat(int32(t, 18) >>> 16).isEqualTo(0x1100);
-        assertEveryOutstandingWorkRequestFlushedOnce();
+        assertEveryOutstandingWorkRequestFlushedOnce(WorkCompletionStatus.FLUSHED);
         assertThat(peer.qp.query().terminateMessage().locallyGenerated()).isTrue();
     }
 
