@@ -759,6 +759,12 @@ final class MpaConnection extends ChannelDuplexHandler {
                 rtrOutcome = RtrOutcome.INVALID;
                 return;
             }
+            // A client/server Responder may send once one FPDU was validated (RFC 5044 §7.1.2 rule 4).
+            // A faulty FPDU still proves that the Initiator has sent an FPDU, so it had received our
+            // Reply and is in Full Operation: the race the rule guards against cannot happen. The
+            // Terminate the QP sends for the fault (RFC 5044 §8) must not be held back and then
+            // dropped at the close; Linux siw sends it too (docs/transport.md, issue 9 item 1).
+            openTx();
             rx.onError(fault);
         }
     }

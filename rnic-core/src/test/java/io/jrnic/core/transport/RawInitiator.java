@@ -57,6 +57,8 @@ final class RawInitiator implements AutoCloseable {
     private final BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
     Socket raw;
     Connection connection;
+    /** The MPA Reply the RNIC sent. */
+    byte[] reply;
 
     RawInitiator(ConnectionSettings settings) throws IOException {
         rnic = SoftRnic.open(new RnicConfig().name("raw-initiator-" + NAMES.incrementAndGet()));
@@ -79,16 +81,28 @@ final class RawInitiator implements AutoCloseable {
 
     /** Runs MPA setup from the raw socket and returns when the queue pair is in RTS. */
     Connection connect() throws Exception {
+        return connect(RawFrames.request(RtrForm.ALL, true), RawFrames.WRITE_RTR_FPDU);
+    }
+
+    /**
+     * Runs MPA setup from the raw socket with this Request, then sends {@code rtr} (null in
+     * client/server mode, where the QP is in RTS right after the Reply), and returns when the
+     * queue pair is in RTS.
+     */
+    Connection connect(byte[] mpaRequest, byte[] rtr) throws Exception {
         raw = new Socket();
         raw.connect(listener.localAddress());
         raw.setSoTimeout(10_000);
-        raw.getOutputStream().write(RawFrames.request(RtrForm.ALL, true));
+        raw.getOutputStream().write(mpaRequest);
         ConnectionRequest request = requests.poll(10, TimeUnit.SECONDS);
         assertThat(request).as("the MPA Request at the listener").isNotNull();
         var accepted = request.accept(qp, null);
-        byte[] reply = raw.getInputStream().readNBytes(24);
-        assertThat(reply[17]).as("Rev").isEqualTo((byte) 2);
-        raw.getOutputStream().write(RawFrames.WRITE_RTR_FPDU);
+        byte[] header = raw.getInputStream().readNBytes(20);
+        assertThat(header[16] & 0x20).as("R: accepted").isZero();
+        reply = RawFrames.concat(header, raw.getInputStream().readNBytes((header[18] & 0xFF) << 8 | header[19] & 0xFF));
+        if (rtr != null) {
+            raw.getOutputStream().write(rtr);
+        }
         connection = accepted.toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertThat(qp.state()).isEqualTo(QpState.RTS);
         return connection;
