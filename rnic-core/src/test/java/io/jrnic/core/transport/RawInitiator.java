@@ -3,6 +3,7 @@ package io.jrnic.core.transport;
 import io.jrnic.api.AccessRights;
 import io.jrnic.api.AsyncEvent;
 import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.CompletionEventHandler;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionException;
@@ -61,10 +62,15 @@ final class RawInitiator implements AutoCloseable {
     byte[] reply;
 
     RawInitiator(ConnectionSettings settings) throws IOException {
+        this(settings, null);
+    }
+
+    /** As {@link #RawInitiator(ConnectionSettings)}, with a Completion Event Handler on the CQ (or null). */
+    RawInitiator(ConnectionSettings settings, CompletionEventHandler completionHandler) throws IOException {
         rnic = SoftRnic.open(new RnicConfig().name("raw-initiator-" + NAMES.incrementAndGet()));
         rnic.setAsyncEventHandler((r, e) -> events.add(e));
         pd = rnic.allocatePd();
-        cq = rnic.createCq(256, 0);
+        cq = rnic.createCq(256, completionHandler == null ? 0 : rnic.setCompletionEventHandler(0, completionHandler));
         qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(16, 16).sges(4, 4, 4, 64).readDepths(4, 4));
         listener = rnic.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0), settings,
                 new ConnectionRequestHandler() {
