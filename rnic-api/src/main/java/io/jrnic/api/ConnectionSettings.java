@@ -12,7 +12,8 @@ import java.util.Set;
  *
  * <p>Defaults follow the project's interop choices (docs/connection-management.md): revision 2
  * with the RFC 6581 IRD/ORD exchange, peer-to-peer with every RTR type, CRC {@link CrcMode#OPTIONAL},
- * no markers requested but the peer's request honoured, private data limit 512, setup timeout 10 s,
+ * no markers requested but the peer's request honoured, private data sent up to 256 bytes (what a
+ * Linux peer accepts; up to 512 are always accepted), setup timeout 10 s,
  * no pause before the first FPDU, EMSS 1460. {@link #linuxSiw()} gives the settings toward Linux
  * siw.
  *
@@ -39,7 +40,7 @@ public final class ConnectionSettings {
     private boolean peerToPeer = true;
     private Set<RtrType> rtrTypes = EnumSet.allOf(RtrType.class);
     private boolean negotiateReadDepths = true;
-    private int privateDataLimit = RFC_PRIVATE_DATA_LIMIT;
+    private int privateDataLimit = LINUX_PRIVATE_DATA_LIMIT;
     private Duration setupTimeout = Duration.ofSeconds(10);
     private Duration firstFpduDelay = Duration.ZERO;
     private Duration closeTimeout = Duration.ofSeconds(10);
@@ -154,9 +155,12 @@ public final class ConnectionSettings {
     }
 
     /**
-     * The most private data (PD_Length) sent and accepted: {@link #RFC_PRIVATE_DATA_LIMIT} or, toward
-     * Linux peers, {@link #LINUX_PRIVATE_DATA_LIMIT}. In revision 2 the 4-byte IRD/ORD word counts,
-     * so the ULP may send {@link #maxUlpPrivateData()} bytes.
+     * The most private data (PD_Length) this endpoint sends in its Request or Reply: by default
+     * {@link #LINUX_PRIVATE_DATA_LIMIT}, which Linux's iWARP connection manager requires of its
+     * peers; up to {@link #RFC_PRIVATE_DATA_LIMIT} toward peers that take it. In revision 2 the
+     * 4-byte IRD/ORD word counts, so the ULP may send {@link #maxUlpPrivateData()} bytes. This does
+     * not limit what is received: a peer's frame with up to 512 bytes is always accepted (RFC 5044
+     * §7.1.1 "PD_Length"), and only more than 512 is refused as an improperly formatted frame.
      *
      * @param value 4..512
      * @return this
@@ -332,7 +336,7 @@ public final class ConnectionSettings {
     }
 
     /**
-     * The private data limit (PD_Length).
+     * The private data limit (PD_Length) of what this endpoint sends.
      *
      * @return bytes
      */

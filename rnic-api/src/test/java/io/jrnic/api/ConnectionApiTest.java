@@ -26,9 +26,12 @@ class ConnectionApiTest {
         assertThat(s.peerToPeer()).isTrue();
         assertThat(s.rtrTypes()).isEqualTo(EnumSet.allOf(RtrType.class));
         assertThat(s.negotiateReadDepths()).isTrue();
-        assertThat(s.privateDataLimit()).isEqualTo(ConnectionSettings.RFC_PRIVATE_DATA_LIMIT);
-        assertThat(s.maxUlpPrivateData()).isEqualTo(508); // RFC 6581: the IRD/ORD word counts
-        assertThat(s.revision(1).maxUlpPrivateData()).isEqualTo(512);
+        // what we send: Linux's limit by default (issue 9 item 4); up to 512 is always accepted
+        assertThat(s.privateDataLimit()).isEqualTo(ConnectionSettings.LINUX_PRIVATE_DATA_LIMIT);
+        assertThat(s.maxUlpPrivateData()).isEqualTo(252); // RFC 6581: the IRD/ORD word counts
+        assertThat(s.revision(1).maxUlpPrivateData()).isEqualTo(256);
+        s.revision(2).privateDataLimit(ConnectionSettings.RFC_PRIVATE_DATA_LIMIT);
+        assertThat(s.maxUlpPrivateData()).isEqualTo(508);
         assertThat(s.setupTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(s.firstFpduDelay()).isEqualTo(Duration.ZERO);
         assertThat(s.emss()).isEqualTo(ConnectionSettings.ETHERNET_EMSS);

@@ -150,7 +150,9 @@ public final class QpEngine implements QpTransport {
     }
 
     private void startOnLoop() {
-        if (resetRequested) {
+        if (resetRequested && !terminateRequested()) {
+            // reset before the link ever started, and no Terminate to deliver (a generated one goes
+            // out first: run() sends it, then resets, see resetLink)
             dead = true;
             link.abort();
             return;
@@ -307,8 +309,7 @@ public final class QpEngine implements QpTransport {
 
     private void runOnce() {
         if (resetRequested) {
-            die();
-            link.abort();
+            resetLink();
             return;
         }
         SendWqe w;
@@ -338,8 +339,7 @@ public final class QpEngine implements QpTransport {
                 link.flush();
             }
             if (resetRequested) {
-                die(); // Modify to Error during the run: what was handed to the LLP went, then the reset
-                link.abort();
+                resetLink(); // Modify to Error during the run: what was handed to the LLP went, then the reset
                 return;
             }
             if (terminateNow()) {
@@ -388,6 +388,36 @@ public final class QpEngine implements QpTransport {
         link.flush();
         link.close();
         return true;
+    }
+
+    private boolean terminateRequested() {
+        synchronized (inboxLock) {
+            return terminateRequest != null;
+        }
+    }
+
+    /**
+     * The QP asked for an LLP reset (Destroy QP, Modify to Error, a Bad Close). A Terminate the QP
+     * generated before must still reach the peer (RFC 5040 §6.2.1; issue 9 item 2): the reset may
+     * have overtaken the engine's turn to send it (the application destroys the QP as soon as it
+     * sees the error completion, e.g. from the completion handler on this loop), or the Terminate
+     * may still wait in the link's or the kernel's queue behind FPDUs a slow peer has not read. An
+     * RST would drop those queues. So when a Terminate was generated and the link is up, the
+     * Terminate is sent if it was not yet, and the link keeps (or starts) its graceful close
+     * instead of being reset: FIN after the Terminate, closed at the peer's FIN, and reset only when
+     * {@code closeTimeout} expires (Verbs §6.2.3, V-QPS-48). Destroy QP allows this: the LLP reset
+     * is a MAY (Verbs §6.1.4, V-QP-33). The engine is dead either way: nothing else is sent or
+     * reported. Without a Terminate (Modify RTS to Error, V-QPS-39), the reset is immediate.
+     */
+    private void resetLink() {
+        boolean terminate = !linkClosed && (terminating || terminateRequested());
+        if (terminate && !terminating) {
+            terminateNow(); // sends it after the last whole segment and starts the graceful close
+        }
+        die();
+        if (!terminate) {
+            link.abort();
+        }
     }
 
     /** The Terminate's error: the latched one when it is what the QP sends, else the QP's code. */

@@ -124,24 +124,29 @@ class ConnectionManagerTest extends LoopbackFixture {
 
     @Test
     void privateDataOverTheLimitIsRefusedBeforeAnythingIsSent() throws Exception {
-        listen(new ConnectionSettings());
+        ConnectionSettings rfc = new ConnectionSettings().privateDataLimit(ConnectionSettings.RFC_PRIVATE_DATA_LIMIT);
+        listen(rfc);
         QueuePair qpA = a.qp();
         var cm = a.rnic.connectionManager();
         var address = listener.localAddress();
-        assertThatThrownBy(() -> cm.connect(qpA, address, new ConnectionSettings(), new byte[509]))
+        assertThatThrownBy(() -> cm.connect(qpA, address, rfc, new byte[509]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("509 bytes exceeds the limit of 508");
         assertThatThrownBy(() -> cm.connect(qpA, address,
                 new ConnectionSettings().privateDataLimit(ConnectionSettings.LINUX_PRIVATE_DATA_LIMIT), new byte[253]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("253 bytes exceeds the limit of 252");
-        assertThatThrownBy(() -> cm.connect(qpA, address, new ConnectionSettings().revision(1), new byte[513]))
+        assertThatThrownBy(() -> cm.connect(qpA, address, new ConnectionSettings(), new byte[253]))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("253 bytes exceeds the limit of 252"); // the default is Linux's 256
+        assertThatThrownBy(() -> cm.connect(qpA, address,
+                new ConnectionSettings().privateDataLimit(512).revision(1), new byte[513]))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("513 bytes exceeds the limit of 512");
         assertThat(requests).isEmpty();
 
         // the QP is not left reserved: the same QP connects normally afterwards
-        CompletionStage<Connection> active = cm.connect(qpA, address, new ConnectionSettings(), new byte[508]);
+        CompletionStage<Connection> active = cm.connect(qpA, address, rfc, new byte[508]);
         ConnectionRequest request = nextRequest();
         QueuePair qpB = b.qp();
         assertThatThrownBy(() -> request.accept(qpB, new byte[509]))
@@ -150,6 +155,26 @@ class ConnectionManagerTest extends LoopbackFixture {
         assertThatThrownBy(() -> request.reject(new byte[509])).isInstanceOf(IllegalArgumentException.class);
         await(request.accept(qpB, null));
         assertThat(await(active).peerPrivateData()).isEmpty();
+    }
+
+    /**
+     * Issue 9 item 4: the private data limit bounds what an endpoint sends, not what it accepts. A
+     * listener with the default (Linux) limit of 256 accepts a Request with 512 bytes (RFC 5044
+     * §7.1.1) and still answers within its own limit.
+     */
+    @Test
+    void aListenerWithTheLinuxLimitAcceptsUpTo512BytesOfPrivateData() throws Exception {
+        listen(new ConnectionSettings());
+        byte[] requestData = pattern(508, 5);
+        CompletionStage<Connection> active = a.rnic.connectionManager().connect(a.qp(), listener.localAddress(),
+                new ConnectionSettings().privateDataLimit(ConnectionSettings.RFC_PRIVATE_DATA_LIMIT), requestData);
+        ConnectionRequest request = nextRequest();
+        assertThat(request.privateData()).isEqualTo(requestData);
+        assertThat(request.maxReplyPrivateData()).isEqualTo(ConnectionSettings.LINUX_PRIVATE_DATA_LIMIT - 4);
+        byte[] replyData = pattern(252, 6);
+        Connection passive = await(request.accept(b.qp(), replyData));
+        assertThat(passive.peerPrivateData()).isEqualTo(requestData);
+        assertThat(await(active).peerPrivateData()).isEqualTo(replyData);
     }
 
     @Test

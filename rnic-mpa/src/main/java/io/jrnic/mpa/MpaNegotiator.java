@@ -89,7 +89,10 @@ public final class MpaNegotiator {
      * @return the decision: {@code ACCEPT}, {@code REJECT} (send a Reply with R=1) or {@code CLOSE}
      */
     public Negotiation onRequest(StartupFrame request, long available) {
-        StartupFrameReason reason = request.validate(StartupFrame.Kind.REQUEST, available, settings.privateDataLimit());
+        // RFC 5044 §7.1.1 PD_Length: up to 512 is valid; our receive buffer takes all of it (rule 9).
+        // privateDataLimit bounds only what we send (docs/mpa.md decision 6).
+        StartupFrameReason reason = request.validate(StartupFrame.Kind.REQUEST, available,
+                StartupFrame.MAX_PRIVATE_DATA_LENGTH);
         if (reason != null) {
             return Negotiation.invalid(reason);
         }
@@ -194,7 +197,7 @@ public final class MpaNegotiator {
      * @return the decision: {@code ACCEPT}, {@code PEER_REJECTED}, {@code TERMINATE} or {@code CLOSE}
      */
     public Negotiation onReply(StartupFrame reply, long available) {
-        StartupFrameReason reason = reply.validate(StartupFrame.Kind.REPLY, available, settings.privateDataLimit());
+        StartupFrameReason reason = reply.validate(StartupFrame.Kind.REPLY, available, StartupFrame.MAX_PRIVATE_DATA_LENGTH);
         if (reason != null) {
             return Negotiation.invalid(reason);
         }

@@ -25,8 +25,10 @@ package io.jrnic.mpa;
  *                             rejected (RFC 6581 §9.1)
  * @param negotiateIrdOrd      Initiator: {@code false} sends 0x3FFF in both fields (the ULP
  *                             negotiates, RFC 6581 §9.1)
- * @param privateDataLimit     maximum PD_Length accepted and sent, at most 512; 256 toward Linux
- *                             peers (their iWARP CM cap); in revision 2 the 4-byte word counts
+ * @param privateDataLimit     maximum PD_Length we send, at most 512; 256 (the default) toward Linux
+ *                             peers (their iWARP CM cap); in revision 2 the 4-byte word counts. It
+ *                             does not bound what we accept: a receiver takes up to 512 (RFC 5044
+ *                             §7.1.1), see {@link StartupFrame#MAX_PRIVATE_DATA_LENGTH}
  */
 public record MpaSettings(CrcPolicy crcPolicy, boolean requestMarkers, boolean acceptMarkerRequests,
                           int revision, boolean peerToPeer, int rtrForms, int ird, int ord, int irdCap,
@@ -95,7 +97,8 @@ public record MpaSettings(CrcPolicy crcPolicy, boolean requestMarkers, boolean a
      * Builder for {@link MpaSettings}. Defaults follow the project's interop choices: CRC
      * {@link CrcPolicy#OPTIONAL}, no markers requested but peers' requests honoured, revision 2,
      * peer-to-peer with every RTR form, IRD = ORD = 16, IRD cap 128 (as Linux siw), no required ORD,
-     * automatic IRD/ORD negotiation, private data limit 512.
+     * automatic IRD/ORD negotiation, a send limit for private data of 256
+     * ({@link #LINUX_PRIVATE_DATA_LIMIT}: what a Linux peer accepts; we accept 512 whatever it is).
      *
      * <p>Thread safety: not thread-safe.
      */
@@ -111,7 +114,7 @@ public record MpaSettings(CrcPolicy crcPolicy, boolean requestMarkers, boolean a
         private int irdCap = 128;
         private int minOrd;
         private boolean negotiateIrdOrd = true;
-        private int privateDataLimit = StartupFrame.MAX_PRIVATE_DATA_LENGTH;
+        private int privateDataLimit = LINUX_PRIVATE_DATA_LIMIT;
 
         private Builder() {
         }

@@ -304,7 +304,7 @@ class MpaNegotiatorTest {
 
     @Test
     void privateDataLimitsCountTheEnhancedWord() {
-        MpaNegotiator rev2 = new MpaNegotiator(settings().build());
+        MpaNegotiator rev2 = new MpaNegotiator(settings().privateDataLimit(512).build());
         MemorySegment out = MemorySegment.ofArray(new byte[600]);
         MemorySegment pd = MemorySegment.ofArray(new byte[512]);
         assertThat(rev2.writeRequest(out, 0, pd, 0, 508)).isEqualTo(532);
@@ -313,8 +313,37 @@ class MpaNegotiatorTest {
         MpaNegotiator linux = new MpaNegotiator(settings().privateDataLimit(256).build());
         assertThat(linux.settings().maxUlpPrivateData()).isEqualTo(252);
         assertThatThrownBy(() -> linux.writeRequest(out, 0, pd, 0, 253)).hasMessageContaining("0..252");
-        MpaNegotiator rev1 = new MpaNegotiator(settings().revision(1).build());
+        MpaNegotiator rev1 = new MpaNegotiator(settings().revision(1).privateDataLimit(512).build());
         assertThat(rev1.writeRequest(out, 0, pd, 0, 512)).isEqualTo(532);
+    }
+
+    /**
+     * RFC 5044 §7.1.1: up to 512 bytes of private data are valid whatever our own send limit; only
+     * more than 512 is an improperly formatted frame (issue 9 item 4).
+     */
+    @Test
+    void privateDataUpTo512IsAcceptedWhateverOurSendLimit() {
+        MpaSettings sender = settings().privateDataLimit(512).build();
+        MpaNegotiator linux = new MpaNegotiator(settings().privateDataLimit(MpaSettings.LINUX_PRIVATE_DATA_LIMIT).build());
+        for (int ulp : new int[] {253, 507, 508}) {
+            StartupFrame req = request(sender, new byte[ulp]);
+            assertThat(linux.onRequest(req, req.frameLength()).outcome()).as("PD_Length %d", ulp + 4)
+                    .isEqualTo(Negotiation.Outcome.ACCEPT);
+        }
+        StartupFrame tooLong = request(sender, new byte[508]);
+        tooLong.segment().set(java.lang.foreign.ValueLayout.JAVA_BYTE, 19, (byte) 1); // PD_Length 0x0201 = 513
+        Negotiation refused = linux.onRequest(tooLong, 20 + 513);
+        assertThat(refused.failure()).isEqualTo(NegotiationFailure.INVALID_FRAME);
+        assertThat(refused.frameReason()).isEqualTo(StartupFrameReason.PD_LENGTH_TOO_LONG);
+        // the Initiator side: a Reply with 508 bytes to an Initiator whose own limit is 256
+        MpaNegotiator big = new MpaNegotiator(sender);
+        StartupFrame req = request(settings().privateDataLimit(MpaSettings.LINUX_PRIVATE_DATA_LIMIT).build(), new byte[0]);
+        Negotiation r = big.onRequest(req, req.frameLength());
+        MemorySegment out = MemorySegment.ofArray(new byte[600]);
+        big.writeReply(r, false, out, 0, MemorySegment.ofArray(new byte[508]), 0, 508);
+        StartupFrame reply = new StartupFrame().wrap(out, 0);
+        assertThat(new MpaNegotiator(settings().privateDataLimit(MpaSettings.LINUX_PRIVATE_DATA_LIMIT).build())
+                .onReply(reply, reply.frameLength()).outcome()).isEqualTo(Negotiation.Outcome.ACCEPT);
     }
 
     @Test

@@ -182,7 +182,10 @@ final class MpaConnection extends ChannelDuplexHandler {
         this.stagingHeadBuf = Unpooled.wrappedBuffer(staging.asSlice(0, TransportConfig.HEADER_READ_LENGTH).asByteBuffer());
         this.state = role == Role.INITIATOR ? State.AWAIT_REPLY : State.AWAIT_REQUEST;
         StartupFrame.Kind expected = role == Role.INITIATOR ? StartupFrame.Kind.REPLY : StartupFrame.Kind.REQUEST;
-        this.parser = new StartupFrameParser(expected, negotiator.settings().privateDataLimit());
+        // RFC 5044 §7.1.1 PD_Length, §7.1.2 rule 9: our receive buffer always holds the protocol's 512
+        // bytes, so every valid frame is accepted; privateDataLimit bounds only what we send (a Linux
+        // peer's CM cannot take more than 256), docs/mpa.md decision 6
+        this.parser = new StartupFrameParser(expected, StartupFrame.MAX_PRIVATE_DATA_LENGTH);
     }
 
     static MpaConnection initiator(IwarpTransport transport, MpaNegotiator negotiator, byte[] privateData,
@@ -756,6 +759,12 @@ final class MpaConnection extends ChannelDuplexHandler {
                 rtrOutcome = RtrOutcome.INVALID;
                 return;
             }
+            // A client/server Responder may send once one FPDU was validated (RFC 5044 §7.1.2 rule 4).
+            // A faulty FPDU still proves that the Initiator has sent an FPDU, so it had received our
+            // Reply and is in Full Operation: the race the rule guards against cannot happen. The
+            // Terminate the QP sends for the fault (RFC 5044 §8) must not be held back and then
+            // dropped at the close; Linux siw sends it too (docs/transport.md, issue 9 item 1).
+            openTx();
             rx.onError(fault);
         }
     }

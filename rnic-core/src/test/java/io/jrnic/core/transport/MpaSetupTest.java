@@ -108,20 +108,88 @@ class MpaSetupTest {
         }
     }
 
-    @Test
-    void peerPrivateDataAboveOurLimitIsAnInvalidFrame() throws Exception {
+    /**
+     * A revision-2 peer-to-peer Request whose PD_Length is {@code pdLength} (the IRD/ORD word and
+     * {@code pdLength - 4} bytes of ULP data), built by hand so that it may exceed 512.
+     */
+    private static byte[] requestWithPrivateData(int pdLength) {
+        byte[] frame = new byte[StartupFrame.HEADER_LENGTH + Math.max(pdLength, 512)];
+        int n = new io.jrnic.mpa.MpaNegotiator(settings().privateDataLimit(512).build())
+                .writeRequest(java.lang.foreign.MemorySegment.ofArray(frame), 0,
+                        java.lang.foreign.MemorySegment.ofArray(bytes(508, 3)), 0, Math.min(pdLength, 512) - 4);
+        frame = Arrays.copyOf(frame, StartupFrame.HEADER_LENGTH + pdLength);
+        if (pdLength > n - StartupFrame.HEADER_LENGTH) {
+            System.arraycopy(bytes(pdLength - 512, 9), 0, frame, n, pdLength - 512);
+        }
+        frame[18] = (byte) (pdLength >>> 8);       // PD_Length (RFC 5044 §7.1.1), patched past 512
+        frame[19] = (byte) pdLength;
+        return frame;
+    }
+
+    /**
+     * RFC 5044 §7.1.1 allows 512 bytes of private data: a Responder whose own (send) limit is the
+     * Linux 256 accepts a Request carrying 257..512 and answers with a Reply (issue 9 item 4).
+     */
+    @ParameterizedTest(name = "PD_Length {0}")
+    @ValueSource(ints = {257, 511, 512})
+    void requestWithUpTo512BytesOfPrivateDataIsAcceptedWhateverOurSendLimit(int pdLength) throws Exception {
         Responder r = Responder.accepting(null);
-        try (MpaListener listener = transport.listen(LOOPBACK, settings().privateDataLimit(256).build(), r)) {
-            Setup setup = new Setup();
-            transport.connect(listener.localAddress(), settings().build(), new byte[300], setup);
-            SetupFailure atResponder = await(r.setupFailed);
-            assertThat(atResponder.kind()).isEqualTo(SetupFailure.Kind.INVALID_FRAME);
-            assertThat(atResponder.frameReason()).isEqualTo(StartupFrameReason.PD_LENGTH_EXCEEDS_LIMIT);
-            assertThat(atResponder.error().terminateCodeBits()).isEqualTo(0x2004);
-            // RFC 5044 §8 code 4: TCP is closed at once, without a Reply.
-            assertThat(setup.failure().kind()).isEqualTo(SetupFailure.Kind.CONNECTION_LOST);
+        try (MpaListener listener = transport.listen(LOOPBACK,
+                settings().privateDataLimit(MpaSettings.LINUX_PRIVATE_DATA_LIMIT).build(), r);
+             Socket raw = new Socket()) {
+            raw.connect(listener.localAddress());
+            raw.setSoTimeout(10_000);
+            byte[] request = requestWithPrivateData(pdLength);
+            raw.getOutputStream().write(request);
+            byte[] reply = raw.getInputStream().readNBytes(24);
+            assertThat(Arrays.copyOf(reply, 16)).asString(StandardCharsets.US_ASCII).isEqualTo("MPA ID Rep Frame");
+            assertThat(reply[16] & 0x20).as("R: accepted").isZero();
+            ConnectionRequest req = await(r.request);
+            assertThat(req.privateData()).isEqualTo(Arrays.copyOfRange(request, 24, request.length));
+            // what we send stays within our own limit
+            assertThat(req.maxReplyPrivateData()).isEqualTo(MpaSettings.LINUX_PRIVATE_DATA_LIMIT - 4);
+            raw.getOutputStream().write(RawFrames.WRITE_RTR_FPDU);
+            assertThat(r.accepted.channel().info().peerPrivateData()).hasSize(pdLength - 4);
+        }
+    }
+
+    /** RFC 5044 §7.1.1 "PD_Length": more than 512 is an improperly formatted frame, closed with no Reply. */
+    @Test
+    void requestWith513BytesOfPrivateDataIsClosedWithoutAReply() throws Exception {
+        Responder r = Responder.accepting(null);
+        try (MpaListener listener = transport.listen(LOOPBACK, settings().privateDataLimit(512).build(), r);
+             Socket raw = new Socket()) {
+            raw.connect(listener.localAddress());
+            raw.setSoTimeout(10_000);
+            raw.getOutputStream().write(requestWithPrivateData(513));
+            SetupFailure f = await(r.setupFailed);
+            assertThat(f.kind()).isEqualTo(SetupFailure.Kind.INVALID_FRAME);
+            assertThat(f.frameReason()).isEqualTo(StartupFrameReason.PD_LENGTH_TOO_LONG);
+            assertThat(f.error().terminateCodeBits()).isEqualTo(0x2004);
+            assertThat(readToEnd(raw)).as("no Reply, then the close").isEmpty();
             assertThat(r.request).isNotDone();
         }
+    }
+
+    /** The Initiator side of item 4: a Reply with more private data than our send limit is accepted. */
+    @Test
+    void initiatorAcceptsAReplyWithMorePrivateDataThanItsOwnSendLimit() throws Exception {
+        byte[] reply = bytes(508, 4);
+        Responder r = Responder.accepting(reply);
+        try (MpaListener listener = transport.listen(LOOPBACK, settings().privateDataLimit(512).build(), r)) {
+            Setup setup = new Setup();
+            transport.connect(listener.localAddress(),
+                    settings().privateDataLimit(MpaSettings.LINUX_PRIVATE_DATA_LIMIT).build(), null, setup);
+            assertThat(setup.channel().info().peerPrivateData()).isEqualTo(reply);
+            assertThat(r.accepted.channel().info().localPrivateData()).isEqualTo(reply);
+        }
+    }
+
+    @Test
+    void theDefaultSendLimitIsLinuxs() {
+        assertThat(MpaSettings.defaults().privateDataLimit()).isEqualTo(MpaSettings.LINUX_PRIVATE_DATA_LIMIT);
+        assertThatThrownBy(() -> transport.connect(LOOPBACK, settings().build(), new byte[253], new Setup()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the limit of 252");
     }
 
     @Test

@@ -41,6 +41,13 @@ final class RawFrames {
         return java.util.Arrays.copyOf(frame, n);
     }
 
+    /** An MPA Request built from these settings (no ULP private data). */
+    static byte[] request(MpaSettings settings) {
+        byte[] frame = new byte[24];
+        int n = new MpaNegotiator(settings).writeRequest(MemorySegment.ofArray(frame), 0, null, 0, 0);
+        return java.util.Arrays.copyOf(frame, n);
+    }
+
     /** An RDMA Write FPDU (tagged, L=1, STag 0x1234, the given TO) without markers, CRC on. */
     static byte[] writeFpdu(byte[] payload, long to) {
         MemorySegment header = MemorySegment.ofArray(new byte[14]);

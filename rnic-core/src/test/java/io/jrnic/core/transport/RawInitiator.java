@@ -3,6 +3,7 @@ package io.jrnic.core.transport;
 import io.jrnic.api.AccessRights;
 import io.jrnic.api.AsyncEvent;
 import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.CompletionEventHandler;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionException;
@@ -57,12 +58,19 @@ final class RawInitiator implements AutoCloseable {
     private final BlockingQueue<ConnectionRequest> requests = new LinkedBlockingQueue<>();
     Socket raw;
     Connection connection;
+    /** The MPA Reply the RNIC sent. */
+    byte[] reply;
 
     RawInitiator(ConnectionSettings settings) throws IOException {
+        this(settings, null);
+    }
+
+    /** As {@link #RawInitiator(ConnectionSettings)}, with a Completion Event Handler on the CQ (or null). */
+    RawInitiator(ConnectionSettings settings, CompletionEventHandler completionHandler) throws IOException {
         rnic = SoftRnic.open(new RnicConfig().name("raw-initiator-" + NAMES.incrementAndGet()));
         rnic.setAsyncEventHandler((r, e) -> events.add(e));
         pd = rnic.allocatePd();
-        cq = rnic.createCq(256, 0);
+        cq = rnic.createCq(256, completionHandler == null ? 0 : rnic.setCompletionEventHandler(0, completionHandler));
         qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(16, 16).sges(4, 4, 4, 64).readDepths(4, 4));
         listener = rnic.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0), settings,
                 new ConnectionRequestHandler() {
@@ -79,16 +87,28 @@ final class RawInitiator implements AutoCloseable {
 
     /** Runs MPA setup from the raw socket and returns when the queue pair is in RTS. */
     Connection connect() throws Exception {
+        return connect(RawFrames.request(RtrForm.ALL, true), RawFrames.WRITE_RTR_FPDU);
+    }
+
+    /**
+     * Runs MPA setup from the raw socket with this Request, then sends {@code rtr} (null in
+     * client/server mode, where the QP is in RTS right after the Reply), and returns when the
+     * queue pair is in RTS.
+     */
+    Connection connect(byte[] mpaRequest, byte[] rtr) throws Exception {
         raw = new Socket();
         raw.connect(listener.localAddress());
         raw.setSoTimeout(10_000);
-        raw.getOutputStream().write(RawFrames.request(RtrForm.ALL, true));
+        raw.getOutputStream().write(mpaRequest);
         ConnectionRequest request = requests.poll(10, TimeUnit.SECONDS);
         assertThat(request).as("the MPA Request at the listener").isNotNull();
         var accepted = request.accept(qp, null);
-        byte[] reply = raw.getInputStream().readNBytes(24);
-        assertThat(reply[17]).as("Rev").isEqualTo((byte) 2);
-        raw.getOutputStream().write(RawFrames.WRITE_RTR_FPDU);
+        byte[] header = raw.getInputStream().readNBytes(20);
+        assertThat(header[16] & 0x20).as("R: accepted").isZero();
+        reply = RawFrames.concat(header, raw.getInputStream().readNBytes((header[18] & 0xFF) << 8 | header[19] & 0xFF));
+        if (rtr != null) {
+            raw.getOutputStream().write(rtr);
+        }
         connection = accepted.toCompletableFuture().get(10, TimeUnit.SECONDS);
         assertThat(qp.state()).isEqualTo(QpState.RTS);
         return connection;
