@@ -66,7 +66,7 @@ public final class TaggedHeaderFlyweight extends DdpHeaderFlyweight {
     /**
      * Writes RsvdULP, the RDMAP control byte.
      *
-     * @param value the value to write
+     * @param value the RDMAP control byte
      * @return this flyweight
      */
     public TaggedHeaderFlyweight rsvdUlp(int value) {

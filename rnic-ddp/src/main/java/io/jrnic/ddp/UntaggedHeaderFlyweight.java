@@ -73,7 +73,7 @@ public final class UntaggedHeaderFlyweight extends DdpHeaderFlyweight {
     /**
      * Writes RsvdULP[0:7], the RDMAP control byte.
      *
-     * @param value the value to write
+     * @param value the RDMAP control byte
      * @return this flyweight
      */
     public UntaggedHeaderFlyweight rsvdUlp(int value) {
@@ -89,7 +89,7 @@ public final class UntaggedHeaderFlyweight extends DdpHeaderFlyweight {
     /**
      * Writes RsvdULP[8:39].
      *
-     * @param value the value to write
+     * @param value RDMAP's Invalidate STag, or zero
      * @return this flyweight
      */
     public UntaggedHeaderFlyweight rsvdUlpWord(int value) {

@@ -178,7 +178,7 @@ public final class Fpdu {
     /**
      * Writes a CRC value into the CRC field in wire order (least-significant byte first).
      *
-     * @param value the value to write
+     * @param value the CRC value
      * @return this
      */
     public Fpdu crc(int value) {

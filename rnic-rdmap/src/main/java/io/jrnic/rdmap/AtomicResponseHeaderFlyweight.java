@@ -71,7 +71,7 @@ public final class AtomicResponseHeaderFlyweight extends RdmapHeaderFlyweight {
     /**
      * Writes the Original Remote Data Value.
      *
-     * @param value the value to write
+     * @param value the Original Remote Data Value
      * @return this flyweight
      */
     public AtomicResponseHeaderFlyweight originalValue(long value) {
