@@ -72,7 +72,13 @@ public enum DdpError implements IwarpError {
         return code;
     }
 
-    /** The DDP error with this type and code, or {@code null} if none is assigned. Allocation-free. */
+    /**
+     * {@return the DDP error with this type and code, or {@code null} if none is assigned}
+     * Allocation-free.
+     *
+     * @param type the error type
+     * @param code the error code
+     */
     public static DdpError fromWire(int type, int code) {
         for (DdpError e : VALUES) {
             if (e.type == type && e.code == code) {

@@ -49,25 +49,34 @@ public abstract sealed class DdpHeaderFlyweight permits TaggedHeaderFlyweight, U
     DdpHeaderFlyweight() {
     }
 
-    /** Whether the first byte of a DDP header has the T flag set (RFC 5041 §4.1). */
+    /**
+     * {@return whether the first byte of a DDP header has the T flag set (RFC 5041 §4.1)}
+     *
+     * @param controlByte the first octet of the DDP header
+     */
     public static boolean isTagged(int controlByte) {
         return (controlByte & T_FLAG) != 0;
     }
 
-    /** The length of the DDP header that starts with this control byte: 14 tagged, 18 untagged. */
+    /**
+     * {@return the length of the DDP header that starts with this control byte: 14 tagged, 18
+     * untagged}
+     *
+     * @param controlByte the first octet of the DDP header
+     */
     public static int headerLength(int controlByte) {
         return isTagged(controlByte) ? TaggedHeaderFlyweight.HEADER_LENGTH : UntaggedHeaderFlyweight.HEADER_LENGTH;
     }
 
-    /** The length of this flyweight's header. */
+    /** {@return the length of this flyweight's header} */
     public abstract int headerLength();
 
-    /** The segment this flyweight is wrapped over. */
+    /** {@return the segment this flyweight is wrapped over} */
     public final MemorySegment segment() {
         return segment;
     }
 
-    /** The offset of the header in {@link #segment()}. */
+    /** {@return the offset of the header in {@link #segment()}} */
     public final long offset() {
         return offset;
     }
@@ -81,27 +90,27 @@ public abstract sealed class DdpHeaderFlyweight permits TaggedHeaderFlyweight, U
         this.offset = offset;
     }
 
-    /** The raw DDP control byte. */
+    /** {@return the raw DDP control byte} */
     public final int control() {
         return segment.get(ValueLayout.JAVA_BYTE, offset + CONTROL_OFFSET) & 0xFF;
     }
 
-    /** The T flag: true for the tagged buffer model. */
+    /** {@return the T flag: true for the tagged buffer model} */
     public final boolean tagged() {
         return (control() & T_FLAG) != 0;
     }
 
-    /** The L flag: true on the last segment of a DDP message. */
+    /** {@return the L flag: true on the last segment of a DDP message} */
     public final boolean last() {
         return (control() & L_FLAG) != 0;
     }
 
-    /** The DDP version (DV). */
+    /** {@return the DDP version (DV)} */
     public final int version() {
         return control() & DV_MASK;
     }
 
-    /** RsvdULP[0:7]: the RDMAP control byte. */
+    /** {@return RsvdULP[0:7]: the RDMAP control byte} */
     public final int rsvdUlp() {
         return segment.get(ValueLayout.JAVA_BYTE, offset + RSVD_ULP_OFFSET) & 0xFF;
     }

@@ -349,20 +349,23 @@ public final class DdpReceiver {
         stopped = true;
     }
 
-    /** Whether segments are being dropped: a DDP error occurred or {@link #stop()} was called. */
+    /**
+     * {@return whether segments are being dropped: a DDP error occurred or {@link #stop()} was
+     * called}
+     */
     public boolean stopped() {
         return stopped;
     }
 
-    /** The first DDP error of the stream, or null if none occurred. */
+    /** {@return the first DDP error of the stream, or null if none occurred} */
     public DdpError firstError() {
         return firstError;
     }
 
     /**
-     * A read-only view of the failing segment's DDP header for the Terminate's "Terminated DDP Header"
-     * (RFC 5040 §4.8): 14 or 18 bytes, or empty if no error occurred or the error was
-     * LOCAL_CATASTROPHIC (which carries no header). The view stays valid until {@link #reset(int)}.
+     * {@return a read-only view of the failing segment's DDP header for the Terminate's "Terminated
+     * DDP Header" (RFC 5040 §4.8): 14 or 18 bytes, or empty if no error occurred or the error was
+     * LOCAL_CATASTROPHIC (which carries no header)} The view stays valid until {@link #reset(int)}.
      */
     public MemorySegment terminateHeader() {
         return switch (terminateHeaderLength) {
@@ -373,9 +376,9 @@ public final class DdpReceiver {
     }
 
     /**
-     * The failing segment's DDP header as a flyweight over the read-only copy of
-     * {@link #terminateHeader()}, ready for RDMAP's Terminate encoder; null when there is no header
-     * to copy (no error, or LOCAL_CATASTROPHIC). Allocation-free.
+     * {@return the failing segment's DDP header as a flyweight over the read-only copy of {@link
+     * #terminateHeader()}, ready for RDMAP's Terminate encoder; null when there is no header to
+     * copy (no error, or LOCAL_CATASTROPHIC)} Allocation-free.
      */
     public DdpHeaderFlyweight terminateDdpHeader() {
         return switch (terminateHeaderLength) {
@@ -385,38 +388,43 @@ public final class DdpReceiver {
         };
     }
 
-    /** The length of {@link #terminateHeader()}: 14, 18 or 0. */
+    /** {@return the length of {@link #terminateHeader()}: 14, 18 or 0} */
     public int terminateHeaderLength() {
         return terminateHeaderLength;
     }
 
     /**
-     * The failing segment's length as the LLP handed it up: its ULPDU length, DDP header included.
-     * RFC 5040 §4.8 calls the Terminate field "the length handed up by the DDP layer"; Linux siw
-     * sends the payload length there instead ({@link #terminatePayloadLength()}).
+     * {@return the failing segment's length as the LLP handed it up: its ULPDU length, DDP header
+     * included} RFC 5040 §4.8 calls the Terminate field "the length handed up by the DDP layer";
+     * Linux siw sends the payload length there instead ({@link #terminatePayloadLength()}).
      */
     public int terminateSegmentLength() {
         return terminateSegmentLength;
     }
 
-    /** The failing segment's DDP payload length: {@link #terminateSegmentLength()} minus the DDP header. */
+    /**
+     * {@return the failing segment's DDP payload length: {@link #terminateSegmentLength()} minus
+     * the DDP header}
+     */
     public int terminatePayloadLength() {
         return terminatePayloadLength;
     }
 
-    /** Segments silently dropped since the stream stopped. */
+    /** {@return segments silently dropped since the stream stopped} */
     public long droppedSegments() {
         return droppedSegments;
     }
 
-    /** The stream's DDP version. */
+    /** {@return the stream's DDP version} */
     public int version() {
         return version;
     }
 
     /**
-     * The MSN the next segment on queue {@code qn} must carry: the message in progress, or the next one.
+     * {@return the MSN the next segment on queue {@code qn} must carry: the message in progress, or
+     * the next one}
      *
+     * @param qn the Queue Number
      * @throws IllegalArgumentException if {@code qn} is not one of this stream's queues
      */
     public int expectedMsn(int qn) {
@@ -424,9 +432,10 @@ public final class DdpReceiver {
     }
 
     /**
-     * Octets accepted so far for the message in progress on queue {@code qn}: the MO its next segment
-     * must carry; 0 between messages.
+     * {@return octets accepted so far for the message in progress on queue {@code qn}: the MO its
+     * next segment must carry; 0 between messages}
      *
+     * @param qn the Queue Number
      * @throws IllegalArgumentException if {@code qn} is not one of this stream's queues
      */
     public long acceptedOctets(int qn) {
@@ -434,8 +443,9 @@ public final class DdpReceiver {
     }
 
     /**
-     * Whether a message has begun but not yet completed on queue {@code qn}.
+     * {@return whether a message has begun but not yet completed on queue {@code qn}}
      *
+     * @param qn the Queue Number
      * @throws IllegalArgumentException if {@code qn} is not one of this stream's queues
      */
     public boolean messageInProgress(int qn) {

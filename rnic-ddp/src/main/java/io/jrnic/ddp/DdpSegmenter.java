@@ -175,7 +175,7 @@ public final class DdpSegmenter {
         return this;
     }
 
-    /** Whether {@link #next} will produce another segment of the current message. */
+    /** {@return whether {@link #next} will produce another segment of the current message} */
     public boolean hasNext() {
         return ready && !done;
     }
@@ -225,60 +225,78 @@ public final class DdpSegmenter {
         return true;
     }
 
-    /** Whether the current message is tagged (14-byte headers) rather than untagged (18-byte headers). */
+    /**
+     * {@return whether the current message is tagged (14-byte headers) rather than untagged
+     * (18-byte headers)}
+     */
     public boolean tagged() {
         return tagged;
     }
 
-    /** The length of the DDP header {@link #next} writes: 14 for tagged, 18 for untagged messages. */
+    /**
+     * {@return the length of the DDP header {@link #next} writes: 14 for tagged, 18 for untagged
+     * messages}
+     */
     public int headerLength() {
         return tagged ? TaggedHeaderFlyweight.HEADER_LENGTH : UntaggedHeaderFlyweight.HEADER_LENGTH;
     }
 
-    /** Octets of ULP header that follow the DDP header in the current segment: non-zero only in the first. */
+    /**
+     * {@return octets of ULP header that follow the DDP header in the current segment: non-zero
+     * only in the first}
+     */
     public int ulpHeaderLength() {
         return segmentUlpHeaderLength;
     }
 
-    /** Offset, in the message data (ULP header excluded), of the current segment's payload slice. */
+    /**
+     * {@return the offset, in the message data (ULP header excluded), of the current segment's payload
+     * slice}
+     */
     public long payloadOffset() {
         return payloadOffset;
     }
 
-    /** Octets of message data in the current segment (ULP header excluded); may be 0. */
+    /** {@return octets of message data in the current segment (ULP header excluded); may be 0} */
     public int payloadLength() {
         return payloadLength;
     }
 
-    /** The current segment's ULPDU length: DDP header + ULP header + payload; at most MULPDU. */
+    /**
+     * {@return the current segment's ULPDU length: DDP header + ULP header + payload; at most
+     * MULPDU}
+     */
     public int ulpduLength() {
         return headerLength() + segmentUlpHeaderLength + payloadLength;
     }
 
-    /** Whether the current segment is the last of its message (the L flag it carries). */
+    /** {@return whether the current segment is the last of its message (the L flag it carries)} */
     public boolean last() {
         return last;
     }
 
     /**
-     * The offset of the current segment's first DDP payload octet in the DDP message: the MO for an
-     * untagged message, and TO minus the initial TO for a tagged one.
+     * {@return the offset of the current segment's first DDP payload octet in the DDP message: the
+     * MO for an untagged message, and TO minus the initial TO for a tagged one}
      */
     public long messageOffset() {
         return segmentCount <= 1 ? 0 : messageUlpHeaderLength + payloadOffset;
     }
 
-    /** The TO the current tagged segment carries (unsigned, wraps mod 2^64); 0 for untagged messages. */
+    /**
+     * {@return the TO the current tagged segment carries (unsigned, wraps mod 2^64); 0 for untagged
+     * messages}
+     */
     public long taggedOffset() {
         return tagged ? initialTaggedOffset + payloadOffset : 0;
     }
 
-    /** Segments produced so far for the current message. */
+    /** {@return segments produced so far for the current message} */
     public long segmentCount() {
         return segmentCount;
     }
 
-    /** Octets of message data not yet covered by a produced segment. */
+    /** {@return octets of message data not yet covered by a produced segment} */
     public long remaining() {
         return dataLength - nextDataOffset;
     }

@@ -144,110 +144,129 @@ public final class InboundSegment {
         return this;
     }
 
-    /** What to do with the segment. */
+    /** {@return what to do with the segment} */
     public Outcome outcome() {
         return outcome;
     }
 
-    /** Whether the segment was accepted for placement. */
+    /** {@return whether the segment was accepted for placement} */
     public boolean accepted() {
         return outcome == Outcome.ACCEPTED;
     }
 
-    /** The error when {@link Outcome#REJECTED}, otherwise null. */
+    /** {@return the error when {@link Outcome#REJECTED}, otherwise null} */
     public DdpError error() {
         return error;
     }
 
-    /** The T flag: tagged buffer model. */
+    /** {@return the T flag: tagged buffer model} */
     public boolean tagged() {
         return tagged;
     }
 
-    /** The L flag: last segment of its DDP message. */
+    /** {@return the L flag: last segment of its DDP message} */
     public boolean last() {
         return last;
     }
 
-    /** The DV field. */
+    /** {@return the DV field} */
     public int version() {
         return version;
     }
 
-    /** RsvdULP[0:7], the RDMAP control byte, to hand up to the ULP (RFC 5041 §4.2, §4.3). */
+    /**
+     * {@return RsvdULP[0:7], the RDMAP control byte, to hand up to the ULP (RFC 5041 §4.2, §4.3)}
+     */
     public int rsvdUlp() {
         return rsvdUlp;
     }
 
-    /** The DDP header length: 14 (tagged) or 18 (untagged); 0 if the ULPDU was too short to hold one. */
+    /**
+     * {@return the DDP header length: 14 (tagged) or 18 (untagged); 0 if the ULPDU was too short to
+     * hold one}
+     */
     public int headerLength() {
         return headerLength;
     }
 
-    /** Where the DDP payload starts in the segment passed to {@link DdpReceiver#onSegment}. */
+    /**
+     * {@return where the DDP payload starts in the segment passed to {@link DdpReceiver#onSegment}}
+     */
     public long payloadOffset() {
         return payloadOffset;
     }
 
-    /** The DDP payload length: ULPDU length minus the DDP header. */
+    /** {@return the DDP payload length: ULPDU length minus the DDP header} */
     public int payloadLength() {
         return payloadLength;
     }
 
-    /** Tagged: the STag. */
+    /** {@return for a tagged segment, the STag} */
     public int stag() {
         return stag;
     }
 
-    /** Tagged: the TO of the first payload octet (unsigned). */
+    /** {@return for a tagged segment, the TO of the first payload octet (unsigned)} */
     public long taggedOffset() {
         return taggedOffset;
     }
 
     /**
-     * Tagged and accepted: where to place, as an offset from the buffer's base TO
-     * ({@code TO - baseTaggedOffset}); 0 for a zero-length segment, which is not looked up.
+     * {@return tagged and accepted: where to place, as an offset from the buffer's base TO ({@code
+     * TO - baseTaggedOffset}); 0 for a zero-length segment, which is not looked up}
      */
     public long bufferOffset() {
         return bufferOffset;
     }
 
-    /** Tagged and accepted: the resolver's attachment for the STag; null for a zero-length segment. */
+    /**
+     * {@return tagged and accepted: the resolver's attachment for the STag; null for a zero-length
+     * segment}
+     */
     public Object attachment() {
         return attachment;
     }
 
-    /** Untagged: RsvdULP[8:39], RDMAP's Invalidate STag. */
+    /** {@return for an untagged segment, RsvdULP[8:39], RDMAP's Invalidate STag} */
     public int rsvdUlpWord() {
         return rsvdUlpWord;
     }
 
-    /** Untagged: the QN. */
+    /** {@return for an untagged segment, the QN} */
     public int queueNumber() {
         return queueNumber;
     }
 
-    /** Untagged: the MSN (unsigned 32-bit). */
+    /** {@return for an untagged segment, the MSN (unsigned 32-bit)} */
     public int msn() {
         return msn;
     }
 
-    /** Untagged: the MO (unsigned 32-bit, as a long). */
+    /** {@return for an untagged segment, the MO (unsigned 32-bit, as a long)} */
     public long messageOffset() {
         return messageOffset;
     }
 
-    /** Untagged: the capacity the {@link UntaggedBufferResolver} reported for this message's buffer. */
+    /**
+     * {@return for an untagged segment, the capacity the {@link UntaggedBufferResolver} reported for this
+     * message's buffer}
+     */
     public long bufferCapacity() {
         return bufferCapacity;
     }
 
-    /** Untagged and accepted: the L flag completed the message, and its MSN on its queue is used up. */
+    /**
+     * {@return untagged and accepted: the L flag completed the message, and its MSN on its queue is
+     * used up}
+     */
     public boolean messageComplete() {
         return messageComplete;
     }
 
-    /** When {@link #messageComplete()}: the message length, MO + payload length of the last segment (RFC 5041 §5.4). */
+    /**
+     * {@return when {@link #messageComplete()}: the message length, MO + payload length of the last
+     * segment (RFC 5041 §5.4)}
+     */
     public long messageLength() {
         return messageLength;
     }

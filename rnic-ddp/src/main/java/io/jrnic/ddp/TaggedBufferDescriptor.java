@@ -58,14 +58,22 @@ public final class TaggedBufferDescriptor {
         return this;
     }
 
-    /** Describes an STag that is valid but not associated with this DDP stream. */
+    /**
+     * Describes an STag that is valid but not associated with this DDP stream.
+     *
+     * @return this
+     */
     public TaggedBufferDescriptor notAssociated() {
         clear();
         this.status = Status.NOT_ASSOCIATED;
         return this;
     }
 
-    /** Describes an unknown or unusable STag; also the state before each lookup. */
+    /**
+     * Describes an unknown or unusable STag; also the state before each lookup.
+     *
+     * @return this
+     */
     public TaggedBufferDescriptor invalid() {
         clear();
         return this;
@@ -79,27 +87,27 @@ public final class TaggedBufferDescriptor {
         this.attachment = null;
     }
 
-    /** The lookup outcome. */
+    /** {@return the lookup outcome} */
     public Status status() {
         return status;
     }
 
-    /** The first legal TO (unsigned); meaningful when {@link Status#VALID}. */
+    /** {@return the first legal TO (unsigned); meaningful when {@link Status#VALID}} */
     public long baseTaggedOffset() {
         return baseTaggedOffset;
     }
 
-    /** The number of legal TOs (unsigned); meaningful when {@link Status#VALID}. */
+    /** {@return the number of legal TOs (unsigned); meaningful when {@link Status#VALID}} */
     public long length() {
         return length;
     }
 
-    /** Whether the buffer permits placement; meaningful when {@link Status#VALID}. */
+    /** {@return whether the buffer permits placement; meaningful when {@link Status#VALID}} */
     public boolean placementAllowed() {
         return placementAllowed;
     }
 
-    /** The resolver's attachment, or null. */
+    /** {@return the resolver's attachment, or null} */
     public Object attachment() {
         return attachment;
     }

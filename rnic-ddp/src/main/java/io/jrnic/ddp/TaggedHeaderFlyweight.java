@@ -34,7 +34,13 @@ public final class TaggedHeaderFlyweight extends DdpHeaderFlyweight {
     public TaggedHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public TaggedHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset);
         return this;
@@ -45,41 +51,71 @@ public final class TaggedHeaderFlyweight extends DdpHeaderFlyweight {
         return HEADER_LENGTH;
     }
 
-    /** Writes the control byte: T=1, the given L flag and version. */
+    /**
+     * Writes the control byte: T=1, the given L flag and version.
+     *
+     * @param last the L flag: whether this is the last segment of the message
+     * @param version the DDP version (DV), the same as the stream's RDMAP version
+     * @return this flyweight
+     */
     public TaggedHeaderFlyweight control(boolean last, int version) {
         control(true, last, version);
         return this;
     }
 
-    /** Writes RsvdULP, the RDMAP control byte. */
+    /**
+     * Writes RsvdULP, the RDMAP control byte.
+     *
+     * @param value the RDMAP control byte
+     * @return this flyweight
+     */
     public TaggedHeaderFlyweight rsvdUlp(int value) {
         rsvdUlp0(value);
         return this;
     }
 
-    /** The Data Sink STag. */
+    /** {@return the Data Sink STag} */
     public int stag() {
         return segment.get(INT_BE, offset + STAG_OFFSET);
     }
 
-    /** Writes the Data Sink STag. */
+    /**
+     * Writes the Data Sink STag.
+     *
+     * @param stag the Data Sink STag
+     * @return this flyweight
+     */
     public TaggedHeaderFlyweight stag(int stag) {
         segment.set(INT_BE, offset + STAG_OFFSET, stag);
         return this;
     }
 
-    /** The Data Sink Tagged Offset, an unsigned 64-bit value. */
+    /** {@return the Data Sink Tagged Offset, an unsigned 64-bit value} */
     public long taggedOffset() {
         return segment.get(LONG_BE, offset + TO_OFFSET);
     }
 
-    /** Writes the Data Sink Tagged Offset. */
+    /**
+     * Writes the Data Sink Tagged Offset.
+     *
+     * @param to the Data Sink Tagged Offset
+     * @return this flyweight
+     */
     public TaggedHeaderFlyweight taggedOffset(long to) {
         segment.set(LONG_BE, offset + TO_OFFSET, to);
         return this;
     }
 
-    /** Writes a complete tagged header in one call. */
+    /**
+     * Writes a complete tagged header in one call.
+     *
+     * @param last the L flag: whether this is the last segment of the message
+     * @param version the DDP version (DV), the same as the stream's RDMAP version
+     * @param rsvdUlp the RDMAP control byte carried in RsvdULP
+     * @param stag the Data Sink STag
+     * @param to the Data Sink Tagged Offset
+     * @return this flyweight
+     */
     public TaggedHeaderFlyweight encode(boolean last, int version, int rsvdUlp, int stag, long to) {
         control(true, last, version);
         rsvdUlp0(rsvdUlp);

@@ -41,7 +41,13 @@ public final class UntaggedHeaderFlyweight extends DdpHeaderFlyweight {
     public UntaggedHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset);
         return this;
@@ -52,63 +58,105 @@ public final class UntaggedHeaderFlyweight extends DdpHeaderFlyweight {
         return HEADER_LENGTH;
     }
 
-    /** Writes the control byte: T=0, the given L flag and version. */
+    /**
+     * Writes the control byte: T=0, the given L flag and version.
+     *
+     * @param last the L flag: whether this is the last segment of the message
+     * @param version the DDP version (DV), the same as the stream's RDMAP version
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight control(boolean last, int version) {
         control(false, last, version);
         return this;
     }
 
-    /** Writes RsvdULP[0:7], the RDMAP control byte. */
+    /**
+     * Writes RsvdULP[0:7], the RDMAP control byte.
+     *
+     * @param value the RDMAP control byte
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight rsvdUlp(int value) {
         rsvdUlp0(value);
         return this;
     }
 
-    /** RsvdULP[8:39]: RDMAP's Invalidate STag, zero for other messages. */
+    /** {@return RsvdULP[8:39]: RDMAP's Invalidate STag, zero for other messages} */
     public int rsvdUlpWord() {
         return segment.get(INT_BE, offset + RSVD_ULP_WORD_OFFSET);
     }
 
-    /** Writes RsvdULP[8:39]. */
+    /**
+     * Writes RsvdULP[8:39].
+     *
+     * @param value RDMAP's Invalidate STag, or zero
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight rsvdUlpWord(int value) {
         segment.set(INT_BE, offset + RSVD_ULP_WORD_OFFSET, value);
         return this;
     }
 
-    /** The Queue Number, an unsigned 32-bit value. */
+    /** {@return the Queue Number, an unsigned 32-bit value} */
     public int queueNumber() {
         return segment.get(INT_BE, offset + QN_OFFSET);
     }
 
-    /** Writes the Queue Number. */
+    /**
+     * Writes the Queue Number.
+     *
+     * @param qn the Queue Number
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight queueNumber(int qn) {
         segment.set(INT_BE, offset + QN_OFFSET, qn);
         return this;
     }
 
-    /** The Message Sequence Number, an unsigned 32-bit value that wraps. */
+    /** {@return the Message Sequence Number, an unsigned 32-bit value that wraps} */
     public int msn() {
         return segment.get(INT_BE, offset + MSN_OFFSET);
     }
 
-    /** Writes the Message Sequence Number. */
+    /**
+     * Writes the Message Sequence Number.
+     *
+     * @param msn the Message Sequence Number
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight msn(int msn) {
         segment.set(INT_BE, offset + MSN_OFFSET, msn);
         return this;
     }
 
-    /** The Message Offset, an unsigned 32-bit value. */
+    /** {@return the Message Offset, an unsigned 32-bit value} */
     public int messageOffset() {
         return segment.get(INT_BE, offset + MO_OFFSET);
     }
 
-    /** Writes the Message Offset. */
+    /**
+     * Writes the Message Offset.
+     *
+     * @param mo the Message Offset
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight messageOffset(int mo) {
         segment.set(INT_BE, offset + MO_OFFSET, mo);
         return this;
     }
 
-    /** Writes a complete untagged header in one call. */
+    /**
+     * Writes a complete untagged header in one call.
+     *
+     * @param last the L flag: whether this is the last segment of the message
+     * @param version the DDP version (DV), the same as the stream's RDMAP version
+     * @param rsvdUlp the RDMAP control byte carried in RsvdULP
+     * @param rsvdUlpWord RsvdULP[8:39]: the Invalidate STag, or zero
+     * @param qn the Queue Number
+     * @param msn the Message Sequence Number
+     * @param mo the Message Offset
+     * @return this flyweight
+     */
     public UntaggedHeaderFlyweight encode(boolean last, int version, int rsvdUlp, int rsvdUlpWord,
                                           int qn, int msn, int mo) {
         control(false, last, version);

@@ -30,6 +30,10 @@ public final class Crc32c {
     private final CRC32C crc = new CRC32C();
     private final SegmentViews views = new SegmentViews(4);
 
+    /** Creates a computation in its initial state; reusable through {@link #reset}. */
+    public Crc32c() {
+    }
+
     /** Starts a new computation. */
     public void reset() {
         crc.reset();
@@ -56,7 +60,7 @@ public final class Crc32c {
         crc.update(view);
     }
 
-    /** The CRC32c of the bytes added since the last {@link #reset()}. */
+    /** {@return the CRC32c of the bytes added since the last {@link #reset()}} */
     public int value() {
         return (int) crc.getValue();
     }
@@ -66,19 +70,33 @@ public final class Crc32c {
         views.clear();
     }
 
-    /** The CRC32c of a range (allocates; not for the data path). */
+    /**
+     * {@return the CRC32c of a range (allocates; not for the data path)}
+     *
+     * @param segment the memory to checksum
+     * @param offset the first octet of the range in {@code segment}
+     * @param length the number of octets
+     */
     public static int compute(MemorySegment segment, long offset, long length) {
         Crc32c c = new Crc32c();
         c.update(segment, offset, length);
         return c.value();
     }
 
-    /** The big-endian int to write so that the value goes out least-significant byte first. */
+    /**
+     * {@return the big-endian int to write so that the value goes out least-significant byte first}
+     *
+     * @param value the CRC value
+     */
     public static int toWire(int value) {
         return Integer.reverseBytes(value);
     }
 
-    /** The CRC value from the CRC field read as a big-endian int. */
+    /**
+     * {@return the CRC value from the CRC field read as a big-endian int}
+     *
+     * @param bigEndianField the CRC field as read from the wire, as a big-endian int
+     */
     public static int fromWire(int bigEndianField) {
         return Integer.reverseBytes(bigEndianField);
     }

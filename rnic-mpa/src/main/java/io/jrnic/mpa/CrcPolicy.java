@@ -35,12 +35,12 @@ public enum CrcPolicy {
         this.refuseWithoutC = refuseWithoutC;
     }
 
-    /** The C bit this endpoint puts in its startup frame. */
+    /** {@return the C bit this endpoint puts in its startup frame} */
     public boolean sendC() {
         return sendC;
     }
 
-    /** Whether a peer frame with C=0 makes this endpoint refuse the connection. */
+    /** {@return whether a peer frame with C=0 makes this endpoint refuse the connection} */
     public boolean refusesPeerWithoutCrc() {
         return refuseWithoutC;
     }

@@ -32,7 +32,7 @@ public enum DeframeFault implements IwarpError {
         this.mpaError = mpaError;
     }
 
-    /** The MPA error, or {@code null} for the length faults (which are DDP-classified). */
+    /** {@return the MPA error, or {@code null} for the length faults (which are DDP-classified)} */
     public MpaError mpaError() {
         return mpaError;
     }

@@ -61,13 +61,22 @@ public record EnhancedSetup(boolean peerToPeer, int rtrFlags, int ird, int ord) 
         }
     }
 
-    /** Decodes a word as received; B, C and D are ignored when A=0 (RFC 6581 §9.2). */
+    /**
+     * Decodes a word as received; B, C and D are ignored when A=0 (RFC 6581 §9.2).
+     *
+     * @param word the 32-bit enhanced setup word
+     * @return the decoded word
+     */
     public static EnhancedSetup fromWord(int word) {
         boolean a = (word & FLAG_A_PEER_TO_PEER) != 0;
         return new EnhancedSetup(a, a ? word & RtrForm.ALL : 0, (word >>> IRD_SHIFT) & DEPTH_MASK, word & DEPTH_MASK);
     }
 
-    /** Encodes the word; B, C and D are sent as zero when A=0 (RFC 6581 §9.2). */
+    /**
+     * Encodes the word; B, C and D are sent as zero when A=0 (RFC 6581 §9.2).
+     *
+     * @return the 32-bit word to send
+     */
     public int toWord() {
         int word = (ird & DEPTH_MASK) << IRD_SHIFT | (ord & DEPTH_MASK);
         if (peerToPeer) {
@@ -76,7 +85,12 @@ public record EnhancedSetup(boolean peerToPeer, int rtrFlags, int ird, int ord) 
         return word;
     }
 
-    /** Whether this word offers or accepts the given RTR form (always false in client/server mode). */
+    /**
+     * {@return whether this word offers or accepts the given RTR form (always false in
+     * client/server mode)}
+     *
+     * @param form the RTR form
+     */
     public boolean supports(RtrForm form) {
         return peerToPeer && (rtrFlags & form.flag()) != 0;
     }

@@ -57,19 +57,30 @@ public final class Fpdu {
     private MemorySegment segment;
     private long offset;
 
-    /** Pad octets after a ULPDU: {@code (4 - ((2 + len) mod 4)) mod 4} (RFC 5044 §4.1). */
+    /**
+     * {@return pad octets after a ULPDU: {@code (4 - ((2 + len) mod 4)) mod 4} (RFC 5044 §4.1)}
+     *
+     * @param ulpduLength the ULPDU length in octets
+     */
     public static int padLength(int ulpduLength) {
         return (ALIGNMENT - ((ULPDU_LENGTH_FIELD_LENGTH + ulpduLength) & (ALIGNMENT - 1))) & (ALIGNMENT - 1);
     }
 
-    /** Wire length of an FPDU without markers: {@code 2 + len + pad + 4}. */
+    /**
+     * {@return wire length of an FPDU without markers: {@code 2 + len + pad + 4}}
+     *
+     * @param ulpduLength the ULPDU length in octets
+     */
     public static int frameLength(int ulpduLength) {
         return ULPDU_LENGTH_FIELD_LENGTH + ulpduLength + padLength(ulpduLength) + CRC_LENGTH;
     }
 
     /**
-     * An upper bound of the wire length of an FPDU with markers, whatever its stream position: the
-     * frame plus one marker per started 508 octets plus one.
+     * {@return an upper bound of the wire length of an FPDU with markers, whatever its stream
+     * position: the frame plus one marker per started 508 octets plus one}
+     *
+     * @param ulpduLength the ULPDU length in octets
+     * @param markers whether the stream carries markers (RFC 5044 §4.3)
      */
     public static int maxWireLength(int ulpduLength, boolean markers) {
         int frame = frameLength(ulpduLength);
@@ -81,10 +92,12 @@ public final class Fpdu {
     }
 
     /**
-     * MULPDU for an EMSS (RFC 5044 §4.5): {@code EMSS - (6 + EMSS mod 4)} without markers,
+     * {@return MULPDU for an EMSS (RFC 5044 §4.5): {@code EMSS - (6 + EMSS mod 4)} without markers,
      * {@code EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4)} with markers, never below 128, and
-     * never above 65535 (the ULPDU_Length field).
+     * never above 65535 (the ULPDU_Length field)}
      *
+     * @param emss the effective maximum segment size of the TCP connection
+     * @param markers whether the stream carries markers (RFC 5044 §4.3)
      * @throws IllegalArgumentException if emss is not positive
      */
     public static int mulpdu(int emss, boolean markers) {
@@ -98,9 +111,15 @@ public final class Fpdu {
         return Math.min(MAX_ULPDU_LENGTH, Math.max(MIN_MULPDU, emss - overhead));
     }
 
+    /** Creates an unwrapped flyweight; {@link #wrap} it over an FPDU before use. */
+    public Fpdu() {
+    }
+
     /**
      * Points this flyweight at an FPDU.
      *
+     * @param segment the memory that holds the FPDU
+     * @param offset the offset of the FPDU (its ULPDU_Length field) in {@code segment}
      * @return this
      */
     public Fpdu wrap(MemorySegment segment, long offset) {
@@ -109,17 +128,17 @@ public final class Fpdu {
         return this;
     }
 
-    /** The wrapped segment. */
+    /** {@return the wrapped segment} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** Offset of the FPDU in {@link #segment()}. */
+    /** {@return offset of the FPDU in {@link #segment()}} */
     public long offset() {
         return offset;
     }
 
-    /** ULPDU_Length. */
+    /** {@return ULPDU_Length} */
     public int ulpduLength() {
         return segment.get(U16, offset + ULPDU_LENGTH_OFFSET) & 0xFFFF;
     }
@@ -127,6 +146,7 @@ public final class Fpdu {
     /**
      * Writes ULPDU_Length.
      *
+     * @param length the ULPDU length in octets
      * @return this
      */
     public Fpdu ulpduLength(int length) {
@@ -134,23 +154,23 @@ public final class Fpdu {
         return this;
     }
 
-    /** Absolute offset of the ULPDU in {@link #segment()}. */
+    /** {@return absolute offset of the ULPDU in {@link #segment()}} */
     public long ulpduOffset() {
         return offset + ULPDU_OFFSET;
     }
 
-    /** Absolute offset of the CRC field, from the current ULPDU_Length. */
+    /** {@return absolute offset of the CRC field, from the current ULPDU_Length} */
     public long crcOffset() {
         int len = ulpduLength();
         return offset + ULPDU_OFFSET + len + padLength(len);
     }
 
-    /** Wire length of this FPDU from its ULPDU_Length. */
+    /** {@return wire length of this FPDU from its ULPDU_Length} */
     public int frameLength() {
         return frameLength(ulpduLength());
     }
 
-    /** The CRC value carried in the CRC field (converted from its wire order). */
+    /** {@return the CRC value carried in the CRC field (converted from its wire order)} */
     public int crc() {
         return Crc32c.fromWire(segment.get(U32, crcOffset()));
     }
@@ -158,6 +178,7 @@ public final class Fpdu {
     /**
      * Writes a CRC value into the CRC field in wire order (least-significant byte first).
      *
+     * @param value the CRC value
      * @return this
      */
     public Fpdu crc(int value) {
@@ -179,7 +200,11 @@ public final class Fpdu {
         return this;
     }
 
-    /** Computes the CRC32c over ULPDU_Length, ULPDU and PAD (allocates a checksum; not for the data path). */
+    /**
+     * Computes the CRC32c over ULPDU_Length, ULPDU and PAD (allocates a checksum; not for the data path).
+     *
+     * @return the CRC32c value
+     */
     public int computeCrc() {
         return Crc32c.compute(segment, offset, crcOffset() - offset);
     }

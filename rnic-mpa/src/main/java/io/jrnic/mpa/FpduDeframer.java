@@ -389,9 +389,9 @@ public final class FpduDeframer {
     }
 
     /**
-     * Header-then-payload mode: how many bytes the transport may now read straight into
+     * {@return in header-then-payload mode, how many bytes the transport may now read straight into
      * {@link #directTarget()} at {@link #directTargetOffset()}, bounded by the end of the ULPDU and
-     * by the next marker; 0 when the next bytes must go through {@link #consume}.
+     * by the next marker; 0 when the next bytes must go through {@link #consume}}
      */
     public int directWindow() {
         if (fault != null || target == null || targetRevoked || state != ULPDU || markerRemaining > 0) {
@@ -454,12 +454,14 @@ public final class FpduDeframer {
         }
     }
 
-    /** The placement target of the FPDU in progress, or {@code null}. */
+    /** {@return the placement target of the FPDU in progress, or {@code null}} */
     public MemorySegment directTarget() {
         return target;
     }
 
-    /** Where the next payload byte of the FPDU in progress goes in {@link #directTarget()}. */
+    /**
+     * {@return where the next payload byte of the FPDU in progress goes in {@link #directTarget()}}
+     */
     public long directTargetOffset() {
         return targetOffset + ulpduReceived - prefixLength;
     }
@@ -483,32 +485,34 @@ public final class FpduDeframer {
         afterUlpduBytes();
     }
 
-    /** The first fault, or {@code null} while the stream is healthy. */
+    /** {@return the first fault, or {@code null} while the stream is healthy} */
     public DeframeFault fault() {
         return fault;
     }
 
-    /** Number of ULPDUs delivered so far. */
+    /** {@return number of ULPDUs delivered so far} */
     public long delivered() {
         return delivered;
     }
 
-    /** Stream position of the next byte expected, counted from SeqStart (wraps at 2^32). */
+    /**
+     * {@return stream position of the next byte expected, counted from SeqStart (wraps at 2^32)}
+     */
     public int position() {
         return position;
     }
 
-    /** Whether the deframer is between FPDUs (no partial FPDU held). */
+    /** {@return whether the deframer is between FPDUs (no partial FPDU held)} */
     public boolean atFpduBoundary() {
         return !begun;
     }
 
-    /** Whether markers are expected. */
+    /** {@return whether markers are expected} */
     public boolean markers() {
         return markers;
     }
 
-    /** Whether CRCs are checked. */
+    /** {@return whether CRCs are checked} */
     public boolean crcEnabled() {
         return crcEnabled;
     }

@@ -73,6 +73,9 @@ public final class FpduWriter {
     /**
      * Creates a writer whose next octet is at a given stream position (e.g. to resume a stream).
      *
+     * @param markers whether markers are inserted (RFC 5044 §4.3)
+     * @param crcEnabled whether CRCs are computed (RFC 5044 §4.4)
+     * @param position the stream position of the first octet the writer writes
      * @throws IllegalArgumentException if the position is not a multiple of 4 (FPDUs are)
      */
     public FpduWriter(boolean markers, boolean crcEnabled, int position) {
@@ -81,17 +84,17 @@ public final class FpduWriter {
         position(position);
     }
 
-    /** Whether markers are inserted. */
+    /** {@return whether markers are inserted} */
     public boolean markers() {
         return markers;
     }
 
-    /** Whether CRCs are computed. */
+    /** {@return whether CRCs are computed} */
     public boolean crcEnabled() {
         return crcEnabled;
     }
 
-    /** The stream position of the next octet, counted from SeqStart (wraps at 2^32). */
+    /** {@return the stream position of the next octet, counted from SeqStart (wraps at 2^32)} */
     public int position() {
         return position;
     }
@@ -99,6 +102,7 @@ public final class FpduWriter {
     /**
      * Sets the stream position of the next octet (0 when a new stream enters Full Operation).
      *
+     * @param position the stream position of the next octet
      * @throws IllegalArgumentException if not a multiple of 4
      */
     public void position(int position) {
@@ -108,7 +112,11 @@ public final class FpduWriter {
         this.position = position;
     }
 
-    /** The exact wire length of the next FPDU for this ULPDU length, markers included. */
+    /**
+     * {@return the exact wire length of the next FPDU for this ULPDU length, markers included}
+     *
+     * @param ulpduLength the ULPDU length in octets
+     */
     public int wireLength(int ulpduLength) {
         int frame = Fpdu.frameLength(ulpduLength);
         if (!markers) {
@@ -127,6 +135,14 @@ public final class FpduWriter {
     /**
      * Writes the next FPDU, contiguous, into dst.
      *
+     * @param header the memory holding the ULPDU's headers
+     * @param headerOffset the offset of the headers in {@code header}
+     * @param headerLength the length of the headers in octets
+     * @param payload the memory holding the ULPDU's payload
+     * @param payloadOffset the offset of the payload in {@code payload}
+     * @param payloadLength the payload length in octets
+     * @param dst the memory to write the FPDU into
+     * @param dstOffset where the FPDU starts in {@code dst}
      * @return the number of bytes written ({@link #wireLength} of header + payload length)
      * @throws IllegalArgumentException  if the ULPDU exceeds 65535 bytes
      * @throws IndexOutOfBoundsException if dst is too small (nothing is written then)
@@ -143,6 +159,12 @@ public final class FpduWriter {
     /**
      * Writes the next FPDU for a ULPDU held in one piece.
      *
+     * @param ulpdu the memory holding the whole ULPDU
+     * @param offset the offset of the ULPDU in {@code ulpdu}
+     * @param length the ULPDU length in octets
+     * @param dst the memory to write the FPDU into
+     * @param dstOffset where the FPDU starts in {@code dst}
+     * @return the number of bytes written
      * @see #write(MemorySegment, long, int, MemorySegment, long, int, MemorySegment, long)
      */
     public int write(MemorySegment ulpdu, long offset, int length, MemorySegment dst, long dstOffset) {
@@ -152,6 +174,12 @@ public final class FpduWriter {
     /**
      * Frames the next FPDU without copying the payload (see the class comment).
      *
+     * @param header the memory holding the ULPDU's headers
+     * @param headerOffset the offset of the headers in {@code header}
+     * @param headerLength the length of the headers in octets
+     * @param payload the memory holding the ULPDU's payload
+     * @param payloadOffset the offset of the payload in {@code payload}
+     * @param payloadLength the payload length in octets
      * @param scratch       where the writer's own octets go; needs {@link #scratchLength} bytes
      * @param scratchOffset offset in scratch
      * @param sink          receives the pieces in wire order
@@ -171,7 +199,12 @@ public final class FpduWriter {
         return own;
     }
 
-    /** Scratch bytes {@link #gather} needs for the next FPDU. */
+    /**
+     * {@return scratch bytes {@link #gather} needs for the next FPDU}
+     *
+     * @param headerLength the length of the headers in octets
+     * @param payloadLength the payload length in octets
+     */
     public int scratchLength(int headerLength, int payloadLength) {
         return wireLength(headerLength + payloadLength) - payloadLength;
     }

@@ -43,37 +43,64 @@ public final class Markers {
     private Markers() {
     }
 
-    /** Whether a marker starts at this stream position. */
+    /**
+     * {@return whether a marker starts at this stream position}
+     *
+     * @param position the stream position (octets since the start of Full Operation)
+     */
     public static boolean isMarkerPosition(int position) {
         return (position & (MARKER_INTERVAL - 1)) == 0;
     }
 
-    /** Octets from this position to the next marker start (512 when a marker starts here). */
+    /**
+     * {@return octets from this position to the next marker start (512 when a marker starts here)}
+     *
+     * @param position the stream position (octets since the start of Full Operation)
+     */
     public static int bytesToNextMarker(int position) {
         return MARKER_INTERVAL - (position & (MARKER_INTERVAL - 1));
     }
 
     /**
-     * The FPDUPTR for a marker at {@code markerPosition} inside the FPDU whose ULPDU_Length is at
-     * {@code fpduStart}, 32-bit wrap included (RFC 5044 §4.3); the result is kept to 16 bits.
+     * {@return the FPDUPTR for a marker at {@code markerPosition} inside the FPDU whose
+     * ULPDU_Length is at {@code fpduStart}, 32-bit wrap included (RFC 5044 §4.3); the result is
+     * kept to 16 bits}
+     *
+     * @param markerPosition the stream position of the marker
+     * @param fpduStart the stream position of the FPDU's ULPDU_Length field
      */
     public static int fpduPtr(int markerPosition, int fpduStart) {
         return (markerPosition - fpduStart) & 0xFFFF;
     }
 
-    /** Reads the FPDUPTR of the marker at offset (low two bits cleared, RFC 5044 §4.3). */
+    /**
+     * Reads the FPDUPTR of the marker at offset (low two bits cleared, RFC 5044 §4.3).
+     *
+     * @param segment the memory that holds the marker
+     * @param offset the offset of the marker in {@code segment}
+     * @return the FPDUPTR
+     */
     public static int fpduPtr(MemorySegment segment, long offset) {
         return segment.get(U16, offset + FPDUPTR_OFFSET) & FPDUPTR_MASK;
     }
 
-    /** Writes a marker with RESERVED = 0 and the given FPDUPTR. */
+    /**
+     * Writes a marker with RESERVED = 0 and the given FPDUPTR.
+     *
+     * @param segment the memory to write the marker into
+     * @param offset the offset of the marker in {@code segment}
+     * @param fpduPtr the FPDUPTR: octets back from the marker to the FPDU's ULPDU_Length field
+     */
     public static void write(MemorySegment segment, long offset, int fpduPtr) {
         segment.set(U32, offset, fpduPtr & 0xFFFF);
     }
 
     /**
-     * How many markers fall into {@code length} stream octets starting at {@code position}, the
-     * octets themselves including those markers.
+     * {@return how many markers fall into {@code length} stream octets starting at {@code
+     * position}, the octets themselves including those markers}
+     *
+     * @param position the stream position (octets since the start of Full Operation)
+     * @param length the number of stream octets, markers included
      */
     public static int markersIn(int position, int length) {
         if (length <= 0) {

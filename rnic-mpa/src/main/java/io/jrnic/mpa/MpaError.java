@@ -47,7 +47,11 @@ public enum MpaError implements IwarpError {
         return code;
     }
 
-    /** The MPA error with this code, or {@code null} if the code is not assigned. */
+    /**
+     * {@return the MPA error with this code, or {@code null} if the code is not assigned}
+     *
+     * @param code the error code
+     */
     public static MpaError fromCode(int code) {
         for (MpaError e : values()) {
             if (e.code == code) {

@@ -33,6 +33,7 @@ public final class MpaNegotiator {
     /**
      * Creates a negotiator for these local settings.
      *
+     * @param settings the local MPA settings
      * @throws IllegalArgumentException if settings is null
      */
     public MpaNegotiator(MpaSettings settings) {
@@ -42,17 +43,22 @@ public final class MpaNegotiator {
         this.settings = settings;
     }
 
-    /** The local settings. */
+    /** {@return the local settings} */
     public MpaSettings settings() {
         return settings;
     }
 
-    /** RFC 5044 §7.1.1 "C": CRCs are used in both directions iff either frame has C=1. */
+    /**
+     * {@return RFC 5044 §7.1.1 "C": CRCs are used in both directions iff either frame has C=1}
+     *
+     * @param requestC the C flag of the MPA Request
+     * @param replyC the C flag of the MPA Reply
+     */
     public static boolean crcEnabled(boolean requestC, boolean replyC) {
         return requestC || replyC;
     }
 
-    /** The enhanced setup word this endpoint sends as Initiator (revision 2 only). */
+    /** {@return the enhanced setup word this endpoint sends as Initiator (revision 2 only)} */
     public EnhancedSetup requestSetup() {
         int ird = settings.negotiateIrdOrd() ? settings.ird() : EnhancedSetup.NO_NEGOTIATION;
         int ord = settings.negotiateIrdOrd() ? settings.ord() : EnhancedSetup.NO_NEGOTIATION;
@@ -282,7 +288,12 @@ public final class MpaNegotiator {
         return frame.frameLength();
     }
 
-    /** Copies a frame's ULP private data into a new array (startup path; allocates). */
+    /**
+     * Copies a frame's ULP private data into a new array (startup path; allocates).
+     *
+     * @param frame the received startup frame
+     * @return a new array with the ULP's private data
+     */
     public static byte[] ulpPrivateData(StartupFrame frame) {
         return frame.segment().asSlice(frame.ulpPrivateDataOffset(), frame.ulpPrivateDataLength())
                 .toArray(ValueLayout.JAVA_BYTE);

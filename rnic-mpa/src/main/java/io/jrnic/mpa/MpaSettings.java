@@ -78,17 +78,20 @@ public record MpaSettings(CrcPolicy crcPolicy, boolean requestMarkers, boolean a
         }
     }
 
-    /** The ULP private data an endpoint may send: the limit minus the enhanced word in revision 2. */
+    /**
+     * {@return the ULP private data an endpoint may send: the limit minus the enhanced word in
+     * revision 2}
+     */
     public int maxUlpPrivateData() {
         return privateDataLimit - (revision == StartupFrame.REVISION_2 ? StartupFrame.ENHANCED_WORD_LENGTH : 0);
     }
 
-    /** A builder holding the defaults (see {@link Builder}). */
+    /** {@return a builder holding the defaults (see {@link Builder})} */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The default settings: see {@link Builder}. */
+    /** {@return the default settings: see {@link Builder}} */
     public static MpaSettings defaults() {
         return builder().build();
     }
@@ -119,37 +122,67 @@ public record MpaSettings(CrcPolicy crcPolicy, boolean requestMarkers, boolean a
         private Builder() {
         }
 
-        /** Sets {@link MpaSettings#crcPolicy()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#crcPolicy()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder crcPolicy(CrcPolicy value) {
             crcPolicy = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#requestMarkers()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#requestMarkers()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder requestMarkers(boolean value) {
             requestMarkers = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#acceptMarkerRequests()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#acceptMarkerRequests()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder acceptMarkerRequests(boolean value) {
             acceptMarkerRequests = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#revision()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#revision()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder revision(int value) {
             revision = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#peerToPeer()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#peerToPeer()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder peerToPeer(boolean value) {
             peerToPeer = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#rtrForms()} from forms; returns this. */
+        /**
+         * Sets {@link MpaSettings#rtrForms()} from forms; returns this.
+         *
+         * @param forms the RTR forms the endpoint offers or accepts
+         * @return this builder
+         */
         public Builder rtrForms(RtrForm... forms) {
             int flags = 0;
             for (RtrForm form : forms) {
@@ -159,44 +192,74 @@ public record MpaSettings(CrcPolicy crcPolicy, boolean requestMarkers, boolean a
             return this;
         }
 
-        /** Sets {@link MpaSettings#ird()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#ird()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder ird(int value) {
             ird = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#ord()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#ord()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder ord(int value) {
             ord = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#irdCap()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#irdCap()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder irdCap(int value) {
             irdCap = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#minOrd()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#minOrd()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder minOrd(int value) {
             minOrd = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#negotiateIrdOrd()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#negotiateIrdOrd()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder negotiateIrdOrd(boolean value) {
             negotiateIrdOrd = value;
             return this;
         }
 
-        /** Sets {@link MpaSettings#privateDataLimit()}; returns this. */
+        /**
+         * Sets {@link MpaSettings#privateDataLimit()}; returns this.
+         *
+         * @param value the new value
+         * @return this builder
+         */
         public Builder privateDataLimit(int value) {
             privateDataLimit = value;
             return this;
         }
 
         /**
-         * Builds the settings.
+         * {@return the settings this builder holds}
          *
          * @throws IllegalArgumentException naming the first invalid setting
          */

@@ -49,7 +49,10 @@ public record Negotiation(Outcome outcome, MpaParameters parameters, Negotiation
         return new Negotiation(Outcome.CLOSE, null, NegotiationFailure.INVALID_FRAME, reason);
     }
 
-    /** The MPA error for a local report or Terminate, or {@code null} (see {@link NegotiationFailure#error()}). */
+    /**
+     * {@return the MPA error for a local report or Terminate, or {@code null} (see {@link
+     * NegotiationFailure#error()})}
+     */
     public MpaError error() {
         return failure == null ? null : failure.error();
     }

@@ -29,8 +29,8 @@ public enum NegotiationFailure {
     }
 
     /**
-     * The MPA error code that describes this failure in a local report or a Terminate, or
-     * {@code null} when MPA defines none (policy refusals and peer rejects).
+     * {@return the MPA error code that describes this failure in a local report or a Terminate, or
+     * {@code null} when MPA defines none (policy refusals and peer rejects)}
      */
     public MpaError error() {
         return error;

@@ -36,6 +36,10 @@ public final class PlacementTarget {
     private long offset;
     private Guard guard;
 
+    /** Creates an empty target; the deframer's resolver {@link #set}s it for each FPDU. */
+    public PlacementTarget() {
+    }
+
     /**
      * Names the target, never revoked while the FPDU is placed.
      *
@@ -59,17 +63,17 @@ public final class PlacementTarget {
         this.guard = guard;
     }
 
-    /** The guard of the target, or {@code null}. */
+    /** {@return the guard of the target, or {@code null}} */
     public Guard guard() {
         return guard;
     }
 
-    /** The target segment, or {@code null} if none was set. */
+    /** {@return the target segment, or {@code null} if none was set} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** The offset of the first payload byte. */
+    /** {@return the offset of the first payload byte} */
     public long offset() {
         return offset;
     }

@@ -20,7 +20,7 @@ public enum RtrForm {
         this.flag = flag;
     }
 
-    /** This form's bit in the 32-bit enhanced setup word (and in an RTR bit set). */
+    /** {@return this form's bit in the 32-bit enhanced setup word (and in an RTR bit set)} */
     public int flag() {
         return flag;
     }
@@ -30,9 +30,11 @@ public enum RtrForm {
             | EnhancedSetup.FLAG_D_READ_RTR;
 
     /**
-     * The Initiator's choice among the mutual forms in {@code mutualFlags}, or {@code null} if there
-     * is none. The order of preference is declaration order: Write, Read, Send (siw chooses the same
-     * way; Write consumes nothing at the Responder).
+     * {@return the Initiator's choice among the mutual forms in {@code mutualFlags}, or {@code
+     * null} if there is none} The order of preference is declaration order: Write, Read, Send (siw
+     * chooses the same way; Write consumes nothing at the Responder).
+     *
+     * @param mutualFlags the RTR flags that both peers set
      */
     public static RtrForm choose(int mutualFlags) {
         for (RtrForm form : values()) {

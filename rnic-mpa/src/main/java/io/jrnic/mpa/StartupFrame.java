@@ -92,6 +92,10 @@ public final class StartupFrame {
     private MemorySegment segment;
     private long offset;
 
+    /** Creates an unwrapped flyweight; {@link #wrap} it over a frame before use. */
+    public StartupFrame() {
+    }
+
     /**
      * Points this flyweight at a frame.
      *
@@ -105,17 +109,17 @@ public final class StartupFrame {
         return this;
     }
 
-    /** The wrapped segment. */
+    /** {@return the wrapped segment} */
     public MemorySegment segment() {
         return segment;
     }
 
-    /** Offset of the frame within {@link #segment()}. */
+    /** {@return offset of the frame within {@link #segment()}} */
     public long offset() {
         return offset;
     }
 
-    /** The kind named by the key, or {@code null} if the key is neither valid key. */
+    /** {@return the kind named by the key, or {@code null} if the key is neither valid key} */
     public Kind kind() {
         if (keyEquals(REQUEST_KEY)) {
             return Kind.REQUEST;
@@ -129,6 +133,7 @@ public final class StartupFrame {
     /**
      * Writes the key for a kind.
      *
+     * @param kind the kind of frame
      * @return this
      */
     public StartupFrame kind(Kind kind) {
@@ -146,7 +151,7 @@ public final class StartupFrame {
         return true;
     }
 
-    /** The raw flags byte (M, C, R, S and the reserved bits). */
+    /** {@return the raw flags byte (M, C, R, S and the reserved bits)} */
     public int flags() {
         return segment.get(ValueLayout.JAVA_BYTE, offset + FLAGS_OFFSET) & 0xFF;
     }
@@ -154,6 +159,7 @@ public final class StartupFrame {
     /**
      * Writes the raw flags byte.
      *
+     * @param flags the raw flags byte (M, C, R, S, Res)
      * @return this
      */
     public StartupFrame flags(int flags) {
@@ -161,7 +167,7 @@ public final class StartupFrame {
         return this;
     }
 
-    /** M: markers are required in FPDUs sent toward the sender of this frame. */
+    /** {@return M: markers are required in FPDUs sent toward the sender of this frame} */
     public boolean markers() {
         return (flags() & FLAG_MARKERS) != 0;
     }
@@ -169,13 +175,14 @@ public final class StartupFrame {
     /**
      * Writes M.
      *
+     * @param value the new M flag
      * @return this
      */
     public StartupFrame markers(boolean value) {
         return setFlag(FLAG_MARKERS, value);
     }
 
-    /** C: the sender of this frame prefers CRCs. */
+    /** {@return C: the sender of this frame prefers CRCs} */
     public boolean crc() {
         return (flags() & FLAG_CRC) != 0;
     }
@@ -183,13 +190,14 @@ public final class StartupFrame {
     /**
      * Writes C.
      *
+     * @param value the new C flag
      * @return this
      */
     public StartupFrame crc(boolean value) {
         return setFlag(FLAG_CRC, value);
     }
 
-    /** R: in a Reply, the Responder rejects the connection (not checked in a Request). */
+    /** {@return R: in a Reply, the Responder rejects the connection (not checked in a Request)} */
     public boolean reject() {
         return (flags() & FLAG_REJECT) != 0;
     }
@@ -197,13 +205,14 @@ public final class StartupFrame {
     /**
      * Writes R.
      *
+     * @param value the new R flag
      * @return this
      */
     public StartupFrame reject(boolean value) {
         return setFlag(FLAG_REJECT, value);
     }
 
-    /** S: the private data begins with the RFC 6581 enhanced setup word. */
+    /** {@return S: the private data begins with the RFC 6581 enhanced setup word} */
     public boolean enhanced() {
         return (flags() & FLAG_ENHANCED) != 0;
     }
@@ -211,6 +220,7 @@ public final class StartupFrame {
     /**
      * Writes S.
      *
+     * @param value the new S flag
      * @return this
      */
     public StartupFrame enhanced(boolean value) {
@@ -222,7 +232,7 @@ public final class StartupFrame {
         return flags(value ? f | mask : f & ~mask);
     }
 
-    /** Rev: the MPA revision. */
+    /** {@return Rev: the MPA revision} */
     public int revision() {
         return segment.get(ValueLayout.JAVA_BYTE, offset + REVISION_OFFSET) & 0xFF;
     }
@@ -230,6 +240,7 @@ public final class StartupFrame {
     /**
      * Writes Rev.
      *
+     * @param revision the MPA revision (1 or 2)
      * @return this
      */
     public StartupFrame revision(int revision) {
@@ -237,7 +248,7 @@ public final class StartupFrame {
         return this;
     }
 
-    /** PD_Length: octets of private data, including the enhanced word when S=1. */
+    /** {@return PD_Length: octets of private data, including the enhanced word when S=1} */
     public int pdLength() {
         return segment.get(U16, offset + PD_LENGTH_OFFSET) & 0xFFFF;
     }
@@ -245,6 +256,7 @@ public final class StartupFrame {
     /**
      * Writes PD_Length.
      *
+     * @param length octets of private data, the enhanced word included when S=1
      * @return this
      */
     public StartupFrame pdLength(int length) {
@@ -252,17 +264,19 @@ public final class StartupFrame {
         return this;
     }
 
-    /** Total length of the frame according to PD_Length: {@code 20 + PD_Length}. */
+    /** {@return total length of the frame according to PD_Length: {@code 20 + PD_Length}} */
     public int frameLength() {
         return HEADER_LENGTH + pdLength();
     }
 
-    /** Absolute offset (in {@link #segment()}) of the private data. */
+    /** {@return absolute offset (in {@link #segment()}) of the private data} */
     public long privateDataOffset() {
         return offset + PRIVATE_DATA_OFFSET;
     }
 
-    /** The raw RFC 6581 §9 word at the head of the private data; meaningful only when S=1. */
+    /**
+     * {@return the raw RFC 6581 §9 word at the head of the private data; meaningful only when S=1}
+     */
     public int enhancedWord() {
         return segment.get(U32, offset + PRIVATE_DATA_OFFSET);
     }
@@ -270,6 +284,7 @@ public final class StartupFrame {
     /**
      * Writes the RFC 6581 §9 word at the head of the private data.
      *
+     * @param word the 32-bit enhanced setup word
      * @return this
      */
     public StartupFrame enhancedWord(int word) {
@@ -277,17 +292,20 @@ public final class StartupFrame {
         return this;
     }
 
-    /** The decoded enhanced setup word (allocates a small record; startup path only). */
+    /** {@return the decoded enhanced setup word (allocates a small record; startup path only)} */
     public EnhancedSetup enhancedSetup() {
         return EnhancedSetup.fromWord(enhancedWord());
     }
 
-    /** Absolute offset of the ULP's private data: after the enhanced word when S=1. */
+    /** {@return absolute offset of the ULP's private data: after the enhanced word when S=1} */
     public long ulpPrivateDataOffset() {
         return privateDataOffset() + (enhanced() ? ENHANCED_WORD_LENGTH : 0);
     }
 
-    /** Length of the ULP's private data: PD_Length minus the enhanced word when S=1 (never negative). */
+    /**
+     * {@return length of the ULP's private data: PD_Length minus the enhanced word when S=1 (never
+     * negative)}
+     */
     public int ulpPrivateDataLength() {
         return Math.max(0, pdLength() - (enhanced() ? ENHANCED_WORD_LENGTH : 0));
     }
@@ -321,6 +339,8 @@ public final class StartupFrame {
      * Validates the 20-byte fixed part alone, as soon as it has arrived, so that a bad frame is
      * rejected without waiting for its private data.
      *
+     * @param expected the kind of frame expected at this point of the exchange
+     * @param maxPrivateData the largest PD_Length accepted
      * @return {@code null} when the header is valid, else the reason
      * @see #validate(Kind, long, int)
      */

@@ -90,22 +90,22 @@ public final class StartupFrameParser {
         return taken;
     }
 
-    /** The current state. */
+    /** {@return the current state} */
     public State state() {
         return state;
     }
 
-    /** Why the frame is invalid, or {@code null} unless {@link State#INVALID}. */
+    /** {@return why the frame is invalid, or {@code null} unless {@link State#INVALID}} */
     public StartupFrameReason reason() {
         return reason;
     }
 
-    /** A flyweight over the internal buffer; fully valid once {@link State#COMPLETE}. */
+    /** {@return a flyweight over the internal buffer; fully valid once {@link State#COMPLETE}} */
     public StartupFrame frame() {
         return frame;
     }
 
-    /** Bytes received so far (the frame length once complete). */
+    /** {@return bytes received so far (the frame length once complete)} */
     public int received() {
         return received;
     }

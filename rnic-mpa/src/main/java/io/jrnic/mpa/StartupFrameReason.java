@@ -41,7 +41,7 @@ public enum StartupFrameReason {
      */
     ENHANCED_MISMATCH;
 
-    /** The MPA error reported for every reason: {@link MpaError#INVALID_STARTUP_FRAME}. */
+    /** {@return the MPA error reported for every reason: {@link MpaError#INVALID_STARTUP_FRAME}} */
     public MpaError error() {
         return MpaError.INVALID_STARTUP_FRAME;
     }

@@ -11,24 +11,26 @@ package io.jrnic.wire;
  */
 public interface IwarpError {
 
-    /** The layer that detected the error. */
+    /** {@return the layer that detected the error} */
     TerminateLayer layer();
 
-    /** The 4-bit Error Type within the layer. */
+    /** {@return the 4-bit Error Type within the layer} */
     int errorType();
 
-    /** The 8-bit Error Code within the error type. */
+    /** {@return the 8-bit Error Code within the error type} */
     int errorCode();
 
     /**
-     * The first 16 bits of the Terminate control field: {@code Layer<<12 | EType<<8 | Code}
-     * (RFC 5040 §4.8, Figure 7).
+     * {@return the first 16 bits of the Terminate control field: {@code Layer<<12 | EType<<8 |
+     * Code} (RFC 5040 §4.8, Figure 7)}
      */
     default int terminateCodeBits() {
         return layer().wireValue() << 12 | (errorType() & 0xF) << 8 | (errorCode() & 0xFF);
     }
 
-    /** A short description with the wire values, e.g. {@code "DDP 1/1/0x00 invalid STag"}. */
+    /**
+     * {@return a short description with the wire values, e.g. {@code "DDP 1/1/0x00 invalid STag"}}
+     */
     default String describe() {
         return String.format("%s %d/%d/0x%02x %s", layer(), layer().wireValue(), errorType(), errorCode(), this);
     }

@@ -18,14 +18,15 @@ public enum TerminateLayer {
         this.wireValue = wireValue;
     }
 
-    /** The 4-bit value sent in the Layer field. */
+    /** {@return the 4-bit value sent in the Layer field} */
     public int wireValue() {
         return wireValue;
     }
 
     /**
-     * The layer for a received 4-bit Layer value.
+     * {@return the layer for a received 4-bit Layer value}
      *
+     * @param value the 4-bit Layer field
      * @throws IllegalArgumentException if the value names no layer (RFC 6580 leaves 0x3-0xF unassigned)
      */
     public static TerminateLayer fromWire(int value) {

@@ -18,12 +18,17 @@ public enum AtomicOpcode {
         this.wireValue = wireValue;
     }
 
-    /** The 4-bit AOpCode value. */
+    /** {@return the 4-bit AOpCode value} */
     public int wireValue() {
         return wireValue;
     }
 
-    /** The operation with this AOpCode, or {@code null} for the reserved and unassigned values. */
+    /**
+     * {@return the operation with this AOpCode, or {@code null} for the reserved and unassigned
+     * values}
+     *
+     * @param aopcode the AOpCode field
+     */
     public static AtomicOpcode fromWire(int aopcode) {
         return switch (aopcode) {
             case 0x0 -> FETCH_ADD;

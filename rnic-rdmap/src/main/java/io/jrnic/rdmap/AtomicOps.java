@@ -24,6 +24,9 @@ public final class AtomicOps {
      * field boundary; the field MSBs are then the XOR of the two operands' MSBs and the carry that
      * arrived into them, which is exactly what the RFC's bit-serial pseudocode produces.
      *
+     * @param original the 64-bit value at the target before the operation
+     * @param addData the Add Data
+     * @param addMask the Add Mask
      * @return the new value to store; the response carries {@code original}
      */
     public static long fetchAdd(long original, long addData, long addMask) {
@@ -36,6 +39,11 @@ public final class AtomicOps {
      * {@code original} equal those of {@code compareData}, the bits selected by {@code swapMask} are
      * replaced by those of {@code swapData}; otherwise the value is unchanged.
      *
+     * @param original the 64-bit value at the target before the operation
+     * @param compareData the Compare Data
+     * @param compareMask the Compare Mask
+     * @param swapData the Swap Data
+     * @param swapMask the Swap Mask
      * @return the new value to store (equal to {@code original} when the comparison fails); the
      *         response carries {@code original} either way
      */
@@ -46,7 +54,13 @@ public final class AtomicOps {
         return (original & ~swapMask) | (swapData & swapMask);
     }
 
-    /** Whether a masked CmpSwap with these operands would store its swap data. */
+    /**
+     * {@return whether a masked CmpSwap with these operands would store its swap data}
+     *
+     * @param original the 64-bit value at the target before the operation
+     * @param compareData the Compare Data
+     * @param compareMask the Compare Mask
+     */
     public static boolean compareMatches(long original, long compareData, long compareMask) {
         return ((compareData ^ original) & compareMask) == 0;
     }
@@ -57,6 +71,7 @@ public final class AtomicOps {
      * operation must then not touch memory. The address is the effective ULP buffer address, region
      * base plus (TO - base TO), not the raw Tagged Offset (checklist AMB-28).
      *
+     * @param address the effective address of the 64-bit target in the memory region
      * @return {@link RdmapError#CATASTROPHIC_LOCALIZED}, or {@code null} if the address is aligned
      */
     public static RdmapError checkAlignment(long address) {

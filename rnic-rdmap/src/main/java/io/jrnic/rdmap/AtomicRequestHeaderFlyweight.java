@@ -69,100 +69,146 @@ public final class AtomicRequestHeaderFlyweight extends RdmapHeaderFlyweight {
     public AtomicRequestHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset, HEADER_LENGTH);
         return this;
     }
 
-    /** The raw 4-bit AOpCode; reserved bits of the word are ignored. */
+    /** {@return the raw 4-bit AOpCode; reserved bits of the word are ignored} */
     public int aopcode() {
         return getInt(AOPCODE_WORD_OFFSET) & AOPCODE_MASK;
     }
 
-    /** Writes the AOpCode word: reserved bits zero, the given 4-bit code. */
+    /**
+     * Writes the AOpCode word: reserved bits zero, the given 4-bit code.
+     *
+     * @param aopcode the 4-bit Atomic Operation code
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight aopcode(int aopcode) {
         putInt(AOPCODE_WORD_OFFSET, aopcode & AOPCODE_MASK);
         return this;
     }
 
-    /** The operation, or {@code null} if the AOpCode is reserved or unassigned. */
+    /** {@return the operation, or {@code null} if the AOpCode is reserved or unassigned} */
     public AtomicOpcode operation() {
         return AtomicOpcode.fromWire(aopcode());
     }
 
-    /** The Request Identifier. */
+    /** {@return the Request Identifier} */
     public int requestId() {
         return getInt(REQUEST_ID_OFFSET);
     }
 
-    /** Writes the Request Identifier. */
+    /**
+     * Writes the Request Identifier.
+     *
+     * @param id the Request Identifier
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight requestId(int id) {
         putInt(REQUEST_ID_OFFSET, id);
         return this;
     }
 
-    /** The Remote STag. */
+    /** {@return the Remote STag} */
     public int remoteStag() {
         return getInt(REMOTE_STAG_OFFSET);
     }
 
-    /** Writes the Remote STag. */
+    /**
+     * Writes the Remote STag.
+     *
+     * @param stag the Remote STag
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight remoteStag(int stag) {
         putInt(REMOTE_STAG_OFFSET, stag);
         return this;
     }
 
-    /** The Remote Tagged Offset, an unsigned 64-bit value. */
+    /** {@return the Remote Tagged Offset, an unsigned 64-bit value} */
     public long remoteTaggedOffset() {
         return getLong(REMOTE_TO_OFFSET);
     }
 
-    /** Writes the Remote Tagged Offset. */
+    /**
+     * Writes the Remote Tagged Offset.
+     *
+     * @param to the Remote Tagged Offset
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight remoteTaggedOffset(long to) {
         putLong(REMOTE_TO_OFFSET, to);
         return this;
     }
 
-    /** The Add Data (FetchAdd) or Swap Data (CmpSwap). */
+    /** {@return the Add Data (FetchAdd) or Swap Data (CmpSwap)} */
     public long addOrSwapData() {
         return getLong(ADD_SWAP_DATA_OFFSET);
     }
 
-    /** Writes the Add or Swap Data. */
+    /**
+     * Writes the Add or Swap Data.
+     *
+     * @param data the Add or Swap Data
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight addOrSwapData(long data) {
         putLong(ADD_SWAP_DATA_OFFSET, data);
         return this;
     }
 
-    /** The Add Mask (FetchAdd) or Swap Mask (CmpSwap). */
+    /** {@return the Add Mask (FetchAdd) or Swap Mask (CmpSwap)} */
     public long addOrSwapMask() {
         return getLong(ADD_SWAP_MASK_OFFSET);
     }
 
-    /** Writes the Add or Swap Mask. */
+    /**
+     * Writes the Add or Swap Mask.
+     *
+     * @param mask the Add or Swap Mask
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight addOrSwapMask(long mask) {
         putLong(ADD_SWAP_MASK_OFFSET, mask);
         return this;
     }
 
-    /** The Compare Data (CmpSwap only). */
+    /** {@return the Compare Data (CmpSwap only)} */
     public long compareData() {
         return getLong(COMPARE_DATA_OFFSET);
     }
 
-    /** Writes the Compare Data. */
+    /**
+     * Writes the Compare Data.
+     *
+     * @param data the Compare Data
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight compareData(long data) {
         putLong(COMPARE_DATA_OFFSET, data);
         return this;
     }
 
-    /** The Compare Mask (CmpSwap only). */
+    /** {@return the Compare Mask (CmpSwap only)} */
     public long compareMask() {
         return getLong(COMPARE_MASK_OFFSET);
     }
 
-    /** Writes the Compare Mask. */
+    /**
+     * Writes the Compare Mask.
+     *
+     * @param mask the Compare Mask
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight compareMask(long mask) {
         putLong(COMPARE_MASK_OFFSET, mask);
         return this;
@@ -171,13 +217,31 @@ public final class AtomicRequestHeaderFlyweight extends RdmapHeaderFlyweight {
     /**
      * Writes a complete masked FetchAdd request; Compare Data 0 and Compare Mask all-ones as RFC 7306
      * §5.2.1 asks of the sender.
+     *
+     * @param requestId the Request Identifier the response will echo
+     * @param remoteStag the Remote STag of the target buffer
+     * @param remoteTo the Remote Tagged Offset of the 64-bit target
+     * @param addData the Add Data
+     * @param addMask the Add Mask
+     * @return this flyweight
      */
     public AtomicRequestHeaderFlyweight encodeFetchAdd(int requestId, int remoteStag, long remoteTo,
                                                        long addData, long addMask) {
         return encode(AtomicOpcode.FETCH_ADD, requestId, remoteStag, remoteTo, addData, addMask, 0L, -1L);
     }
 
-    /** Writes a complete masked CmpSwap request. */
+    /**
+     * Writes a complete masked CmpSwap request.
+     *
+     * @param requestId the Request Identifier the response will echo
+     * @param remoteStag the Remote STag of the target buffer
+     * @param remoteTo the Remote Tagged Offset of the 64-bit target
+     * @param swapData the Swap Data
+     * @param swapMask the Swap Mask
+     * @param compareData the Compare Data
+     * @param compareMask the Compare Mask
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight encodeCompareSwap(int requestId, int remoteStag, long remoteTo,
                                                           long swapData, long swapMask,
                                                           long compareData, long compareMask) {
@@ -185,7 +249,19 @@ public final class AtomicRequestHeaderFlyweight extends RdmapHeaderFlyweight {
                 compareData, compareMask);
     }
 
-    /** Writes every field. */
+    /**
+     * Writes every field.
+     *
+     * @param operation the atomic operation (AOpCode)
+     * @param requestId the Request Identifier the response will echo
+     * @param remoteStag the Remote STag of the target buffer
+     * @param remoteTo the Remote Tagged Offset of the 64-bit target
+     * @param addOrSwapData the Add or Swap Data
+     * @param addOrSwapMask the Add or Swap Mask
+     * @param compareData the Compare Data
+     * @param compareMask the Compare Mask
+     * @return this flyweight
+     */
     public AtomicRequestHeaderFlyweight encode(AtomicOpcode operation, int requestId, int remoteStag, long remoteTo,
                                                long addOrSwapData, long addOrSwapMask,
                                                long compareData, long compareMask) {

@@ -35,35 +35,57 @@ public final class AtomicResponseHeaderFlyweight extends RdmapHeaderFlyweight {
     public AtomicResponseHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public AtomicResponseHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset, HEADER_LENGTH);
         return this;
     }
 
-    /** The Original Request Identifier, copied from the request. */
+    /** {@return the Original Request Identifier, copied from the request} */
     public int originalRequestId() {
         return getInt(ORIGINAL_REQUEST_ID_OFFSET);
     }
 
-    /** Writes the Original Request Identifier. */
+    /**
+     * Writes the Original Request Identifier.
+     *
+     * @param id the Original Request Identifier
+     * @return this flyweight
+     */
     public AtomicResponseHeaderFlyweight originalRequestId(int id) {
         putInt(ORIGINAL_REQUEST_ID_OFFSET, id);
         return this;
     }
 
-    /** The Original Remote Data Value: the target's value before the operation. */
+    /** {@return the Original Remote Data Value: the target's value before the operation} */
     public long originalValue() {
         return getLong(ORIGINAL_VALUE_OFFSET);
     }
 
-    /** Writes the Original Remote Data Value. */
+    /**
+     * Writes the Original Remote Data Value.
+     *
+     * @param value the Original Remote Data Value
+     * @return this flyweight
+     */
     public AtomicResponseHeaderFlyweight originalValue(long value) {
         putLong(ORIGINAL_VALUE_OFFSET, value);
         return this;
     }
 
-    /** Writes the whole header in one call. */
+    /**
+     * Writes the whole header in one call.
+     *
+     * @param originalRequestId the Request Identifier of the request being answered
+     * @param originalValue the value at the target before the operation
+     * @return this flyweight
+     */
     public AtomicResponseHeaderFlyweight encode(int originalRequestId, long originalValue) {
         putInt(ORIGINAL_REQUEST_ID_OFFSET, originalRequestId);
         putLong(ORIGINAL_VALUE_OFFSET, originalValue);
@@ -74,6 +96,7 @@ public final class AtomicResponseHeaderFlyweight extends RdmapHeaderFlyweight {
      * Checks that the response answers the expected request (A-ATOM-044, AMB-36): responses are
      * matched by QN 3 MSN order and the identifier confirms the match.
      *
+     * @param expectedRequestId the Request Identifier of the outstanding request
      * @return {@link RdmapError#UNEXPECTED_OPCODE} (0/2/0x06) if the identifier differs, else null
      */
     public RdmapError validate(int expectedRequestId) {

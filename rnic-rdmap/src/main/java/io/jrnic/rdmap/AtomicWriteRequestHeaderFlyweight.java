@@ -46,57 +46,90 @@ public final class AtomicWriteRequestHeaderFlyweight extends RdmapHeaderFlyweigh
     public AtomicWriteRequestHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public AtomicWriteRequestHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset, HEADER_LENGTH);
         return this;
     }
 
-    /** The Data Sink STag. */
+    /** {@return the Data Sink STag} */
     public int stag() {
         return getInt(STAG_OFFSET);
     }
 
-    /** Writes the Data Sink STag. */
+    /**
+     * Writes the Data Sink STag.
+     *
+     * @param stag the Data Sink STag
+     * @return this flyweight
+     */
     public AtomicWriteRequestHeaderFlyweight stag(int stag) {
         putInt(STAG_OFFSET, stag);
         return this;
     }
 
-    /** The Data Sink Length, which must be 8. */
+    /** {@return the Data Sink Length, which must be 8} */
     public int length() {
         return getInt(LENGTH_OFFSET);
     }
 
-    /** Writes the Data Sink Length. */
+    /**
+     * Writes the Data Sink Length.
+     *
+     * @param length the Data Sink Length
+     * @return this flyweight
+     */
     public AtomicWriteRequestHeaderFlyweight length(int length) {
         putInt(LENGTH_OFFSET, length);
         return this;
     }
 
-    /** The Data Sink Tagged Offset. */
+    /** {@return the Data Sink Tagged Offset} */
     public long taggedOffset() {
         return getLong(TO_OFFSET);
     }
 
-    /** Writes the Data Sink Tagged Offset. */
+    /**
+     * Writes the Data Sink Tagged Offset.
+     *
+     * @param to the Data Sink Tagged Offset
+     * @return this flyweight
+     */
     public AtomicWriteRequestHeaderFlyweight taggedOffset(long to) {
         putLong(TO_OFFSET, to);
         return this;
     }
 
-    /** The 64-bit value to write. */
+    /** {@return the 64-bit value to write} */
     public long data() {
         return getLong(DATA_OFFSET);
     }
 
-    /** Writes the 64-bit value. */
+    /**
+     * Writes the 64-bit value.
+     *
+     * @param data the 64-bit value to write at the target
+     * @return this flyweight
+     */
     public AtomicWriteRequestHeaderFlyweight data(long data) {
         putLong(DATA_OFFSET, data);
         return this;
     }
 
-    /** Writes the whole header with the required length of 8. */
+    /**
+     * Writes the whole header with the required length of 8.
+     *
+     * @param stag the Data Sink STag
+     * @param to the Data Sink Tagged Offset
+     * @param data the 64-bit value to write at the target
+     * @return this flyweight
+     */
     public AtomicWriteRequestHeaderFlyweight encode(int stag, long to, long data) {
         putInt(STAG_OFFSET, stag);
         putInt(LENGTH_OFFSET, REQUIRED_LENGTH);

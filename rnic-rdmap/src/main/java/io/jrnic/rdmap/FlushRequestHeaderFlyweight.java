@@ -48,67 +48,101 @@ public final class FlushRequestHeaderFlyweight extends RdmapHeaderFlyweight {
     public FlushRequestHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public FlushRequestHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset, HEADER_LENGTH);
         return this;
     }
 
-    /** The Data Sink STag. */
+    /** {@return the Data Sink STag} */
     public int stag() {
         return getInt(STAG_OFFSET);
     }
 
-    /** Writes the Data Sink STag. */
+    /**
+     * Writes the Data Sink STag.
+     *
+     * @param stag the Data Sink STag
+     * @return this flyweight
+     */
     public FlushRequestHeaderFlyweight stag(int stag) {
         putInt(STAG_OFFSET, stag);
         return this;
     }
 
-    /** The Data Sink Length, raw 32 bits (unsigned). */
+    /** {@return the Data Sink Length, raw 32 bits (unsigned)} */
     public int length() {
         return getInt(LENGTH_OFFSET);
     }
 
-    /** Writes the Data Sink Length. */
+    /**
+     * Writes the Data Sink Length.
+     *
+     * @param length the Data Sink Length: octets to make persistent or visible
+     * @return this flyweight
+     */
     public FlushRequestHeaderFlyweight length(int length) {
         putInt(LENGTH_OFFSET, length);
         return this;
     }
 
-    /** The Data Sink Tagged Offset. */
+    /** {@return the Data Sink Tagged Offset} */
     public long taggedOffset() {
         return getLong(TO_OFFSET);
     }
 
-    /** Writes the Data Sink Tagged Offset. */
+    /**
+     * Writes the Data Sink Tagged Offset.
+     *
+     * @param to the Data Sink Tagged Offset
+     * @return this flyweight
+     */
     public FlushRequestHeaderFlyweight taggedOffset(long to) {
         putLong(TO_OFFSET, to);
         return this;
     }
 
-    /** The raw Flush Disposition Flags word. */
+    /** {@return the raw Flush Disposition Flags word} */
     public int flags() {
         return getInt(FLAGS_OFFSET);
     }
 
-    /** Writes the Flush Disposition Flags word. */
+    /**
+     * Writes the Flush Disposition Flags word.
+     *
+     * @param flags the Flush Disposition Flags word
+     * @return this flyweight
+     */
     public FlushRequestHeaderFlyweight flags(int flags) {
         putInt(FLAGS_OFFSET, flags);
         return this;
     }
 
-    /** Whether the P flag asks for persistence. */
+    /** {@return whether the P flag asks for persistence} */
     public boolean persistence() {
         return (flags() & FLAG_PERSISTENCE) != 0;
     }
 
-    /** Whether the G flag asks for global visibility. */
+    /** {@return whether the G flag asks for global visibility} */
     public boolean globalVisibility() {
         return (flags() & FLAG_GLOBAL_VISIBILITY) != 0;
     }
 
-    /** Writes the whole header in one call. */
+    /**
+     * Writes the whole header in one call.
+     *
+     * @param stag the Data Sink STag
+     * @param length the Data Sink Length: octets to make persistent or visible
+     * @param to the Data Sink Tagged Offset
+     * @param flags the Flush Disposition Flags word
+     * @return this flyweight
+     */
     public FlushRequestHeaderFlyweight encode(int stag, int length, long to, int flags) {
         putInt(STAG_OFFSET, stag);
         putInt(LENGTH_OFFSET, length);

@@ -32,18 +32,29 @@ public final class ImmediateDataHeaderFlyweight extends RdmapHeaderFlyweight {
     public ImmediateDataHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public ImmediateDataHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset, HEADER_LENGTH);
         return this;
     }
 
-    /** The 8 bytes of Immediate Data, first byte in the most significant position. */
+    /** {@return the 8 bytes of Immediate Data, first byte in the most significant position} */
     public long immediateData() {
         return getLong(IMMEDIATE_DATA_OFFSET);
     }
 
-    /** Writes the 8 bytes of Immediate Data, most significant byte first. */
+    /**
+     * Writes the 8 bytes of Immediate Data, most significant byte first.
+     *
+     * @param data the 8 octets of Immediate Data, as a big-endian long
+     * @return this flyweight
+     */
     public ImmediateDataHeaderFlyweight immediateData(long data) {
         putLong(IMMEDIATE_DATA_OFFSET, data);
         return this;

@@ -32,9 +32,9 @@ public final class IwarpErrors {
     }
 
     /**
-     * The registered error with these wire values, or {@code null} if the combination is not
-     * registered (including DDP Error Type 3, which RFC 5041 reserves for the LLP without codes, and
-     * layers 0x3-0xF).
+     * {@return the registered error with these wire values, or {@code null} if the combination is
+     * not registered (including DDP Error Type 3, which RFC 5041 reserves for the LLP without
+     * codes, and layers 0x3-0xF)}
      *
      * @param layer     the 4-bit Layer field
      * @param errorType the 4-bit Error Type field
@@ -57,17 +57,21 @@ public final class IwarpErrors {
     }
 
     /**
-     * The registered error for the first 16 bits of a Terminate control field,
-     * {@code Layer<<12 | EType<<8 | Code} (the inverse of {@link IwarpError#terminateCodeBits()}), or
-     * {@code null} if none is registered.
+     * {@return the registered error for the first 16 bits of a Terminate control field, {@code
+     * Layer<<12 | EType<<8 | Code} (the inverse of {@link IwarpError#terminateCodeBits()}), or
+     * {@code null} if none is registered}
+     *
+     * @param codeBits the first 16 bits of the control field
      */
     public static IwarpError fromCodeBits(int codeBits) {
         return fromWire(codeBits >>> 12 & 0xF, codeBits >>> 8 & 0xF, codeBits & 0xFF);
     }
 
     /**
-     * Whether the error is a local catastrophic error of its layer (RDMAP 0/0, DDP 1/0). RFC 5040
-     * §4.8 never includes the DDP header in a Terminate for these.
+     * {@return whether the error is a local catastrophic error of its layer (RDMAP 0/0, DDP 1/0)}
+     * RFC 5040 §4.8 never includes the DDP header in a Terminate for these.
+     *
+     * @param error the error
      */
     public static boolean isLocalCatastrophic(IwarpError error) {
         return error.layer() != TerminateLayer.LLP && error.errorType() == 0;

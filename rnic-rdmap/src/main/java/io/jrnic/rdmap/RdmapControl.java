@@ -42,14 +42,19 @@ public final class RdmapControl {
     private RdmapControl() {
     }
 
-    /** The RDMAP version (RV) of a control byte. */
+    /**
+     * {@return the RDMAP version (RV) of a control byte}
+     *
+     * @param controlByte the RDMAP control byte (DDP's RsvdULP[0:7] or the tagged RsvdULP)
+     */
     public static int version(int controlByte) {
         return (controlByte & RV_MASK) >>> RV_SHIFT;
     }
 
     /**
-     * The opcode bits of a control byte.
+     * {@return the opcode bits of a control byte}
      *
+     * @param controlByte the RDMAP control byte (DDP's RsvdULP[0:7] or the tagged RsvdULP)
      * @param extended true to read the commit draft's 5-bit opcode, false for RFC 5040's 4 bits
      */
     public static int opcode(int controlByte, boolean extended) {
@@ -57,8 +62,10 @@ public final class RdmapControl {
     }
 
     /**
-     * Builds a control byte with zero reserved bits.
+     * {@return a control byte with zero reserved bits}
      *
+     * @param version the RDMAP version (RV)
+     * @param opcode the opcode
      * @throws IllegalArgumentException if the version is not 0..3 or the opcode not 0..0x1F
      */
     public static int encode(int version, int opcode) {

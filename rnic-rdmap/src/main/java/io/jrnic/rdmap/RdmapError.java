@@ -93,14 +93,18 @@ public enum RdmapError implements IwarpError {
         return code;
     }
 
-    /** The error name of RFC 5040 Figure 9, e.g. {@code "unexpected opcode"}. */
+    /** {@return the error name of RFC 5040 Figure 9, e.g. {@code "unexpected opcode"}} */
     public String description() {
         return description;
     }
 
     /**
-     * The RDMAP error with this type and code, or {@code null} if none is registered. Every code of
-     * Error Type 0 yields {@link #LOCAL_CATASTROPHIC} (RFC 5040 Figure 9: "any value is acceptable").
+     * {@return the RDMAP error with this type and code, or {@code null} if none is registered}
+     * Every code of Error Type 0 yields {@link #LOCAL_CATASTROPHIC} (RFC 5040 Figure 9: "any value
+     * is acceptable").
+     *
+     * @param type the error type
+     * @param code the error code
      */
     public static RdmapError fromWire(int type, int code) {
         if ((code & ~0xFF) != 0) {

@@ -43,7 +43,11 @@ public record RdmapFeatures(int version, boolean rfc7306, boolean commitDraft) {
         }
     }
 
-    /** Whether this stream may send and receive the opcode. */
+    /**
+     * {@return whether this stream may send and receive the opcode}
+     *
+     * @param opcode the opcode
+     */
     public boolean enables(RdmapOpcode opcode) {
         return switch (opcode.spec()) {
             case RFC_5040 -> true;
@@ -52,7 +56,11 @@ public record RdmapFeatures(int version, boolean rfc7306, boolean commitDraft) {
         };
     }
 
-    /** The opcode bits of a received control byte: 5 bits with the commit draft, else 4. */
+    /**
+     * {@return the opcode bits of a received control byte: 5 bits with the commit draft, else 4}
+     *
+     * @param controlByte the RDMAP control byte
+     */
     public int opcodeBits(int controlByte) {
         return RdmapControl.opcode(controlByte, commitDraft);
     }

@@ -27,12 +27,12 @@ public abstract sealed class RdmapHeaderFlyweight
     RdmapHeaderFlyweight() {
     }
 
-    /** The segment this flyweight is wrapped over, or null before the first wrap. */
+    /** {@return the segment this flyweight is wrapped over, or null before the first wrap} */
     public final MemorySegment segment() {
         return segment;
     }
 
-    /** The offset of the header in {@link #segment()}. */
+    /** {@return the offset of the header in {@link #segment()}} */
     public final long offset() {
         return offset;
     }

@@ -61,7 +61,11 @@ public final class RdmapMessageEncoder {
     private final VerifyResponseHeaderFlyweight verifyResponse = new VerifyResponseHeaderFlyweight();
     private final AtomicWriteRequestHeaderFlyweight atomicWrite = new AtomicWriteRequestHeaderFlyweight();
 
-    /** An encoder for a stream with these features. */
+    /**
+     * An encoder for a stream with these features.
+     *
+     * @param features the RDMAP features negotiated for the stream
+     */
     public RdmapMessageEncoder(RdmapFeatures features) {
         if (features == null) {
             throw new IllegalArgumentException("features must not be null");
@@ -69,7 +73,7 @@ public final class RdmapMessageEncoder {
         this.features = features;
     }
 
-    /** The stream's features. */
+    /** {@return the stream's features} */
     public RdmapFeatures features() {
         return features;
     }
@@ -77,6 +81,13 @@ public final class RdmapMessageEncoder {
     /**
      * Writes the 14-byte tagged DDP header of one segment of an RDMA Write or Read Response.
      *
+     * @param buffer the memory to write the header into
+     * @param offset where the header starts in {@code buffer}
+     * @param opcode the opcode
+     * @param last the L flag: whether this is the last segment of the message
+     * @param stag the Data Sink STag
+     * @param to the Data Sink Tagged Offset
+     * @return the number of bytes written
      * @throws IllegalArgumentException if the opcode is untagged
      */
     public int taggedHeader(MemorySegment buffer, long offset, RdmapOpcode opcode, boolean last, int stag, long to) {
@@ -92,6 +103,14 @@ public final class RdmapMessageEncoder {
      * Invalidate STag is sent only for the two Send with Invalidate opcodes and is zero otherwise
      * (RFC 5040 §4.1, RFC 7306 §4.1, and for the draft's requests too, checklist AMB-46).
      *
+     * @param buffer the memory to write the header into
+     * @param offset where the header starts in {@code buffer}
+     * @param opcode the opcode
+     * @param last the L flag: whether this is the last segment of the message
+     * @param invalidateStag the STag to invalidate (Send with Invalidate only; ignored otherwise)
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param messageOffset the Message Offset of the segment
+     * @return the number of bytes written
      * @throws IllegalArgumentException if the opcode is tagged
      */
     public int untaggedHeader(MemorySegment buffer, long offset, RdmapOpcode opcode, boolean last,
@@ -105,7 +124,19 @@ public final class RdmapMessageEncoder {
         return UntaggedHeaderFlyweight.HEADER_LENGTH;
     }
 
-    /** Writes a Read Request (QN 1): 46 bytes (wire-format.md §4.3). */
+    /**
+     * Writes a Read Request (QN 1): 46 bytes (wire-format.md §4.3).
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param sinkStag the Data Sink STag
+     * @param sinkTo the Data Sink Tagged Offset
+     * @param readSize the RDMA Read Message Size in octets (unsigned 32 bits)
+     * @param sourceStag the Data Source STag
+     * @param sourceTo the Data Source Tagged Offset
+     * @return the number of bytes written
+     */
     public int readRequest(MemorySegment buffer, long offset, int msn, int sinkStag, long sinkTo, int readSize,
                            int sourceStag, long sourceTo) {
         int header = single(buffer, offset, RdmapOpcode.READ_REQUEST, msn);
@@ -117,6 +148,12 @@ public final class RdmapMessageEncoder {
      * Writes a Terminate (QN 2, MSN 1) for the stream's first error; M, D and R and the copied headers
      * follow {@link TerminateHeaderFlyweight#encode}.
      *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param error the error to report
+     * @param failedDdpHeader the failed segment's DDP header, or {@code null}
+     * @param ddpSegmentLength the failed segment's length as the LLP handed it up (RFC 5040 §4.8)
+     * @param failedReadRequest the failed Read Request's RDMAP header, or {@code null}
      * @return 22 bytes plus the copied parts
      */
     public int terminate(MemorySegment buffer, long offset, IwarpError error, DdpHeaderFlyweight failedDdpHeader,
@@ -127,7 +164,16 @@ public final class RdmapMessageEncoder {
         return header + body;
     }
 
-    /** Writes an Immediate Data message (QN 0, 0x8 or with SE 0x9): 26 bytes (wire-format.md §4.6). */
+    /**
+     * Writes an Immediate Data message (QN 0, 0x8 or with SE 0x9): 26 bytes (wire-format.md §4.6).
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param solicited whether to set the Solicited Event bit (opcode 0x9 instead of 0x8)
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param data the 8 octets of Immediate Data, as a big-endian long
+     * @return the number of bytes written
+     */
     public int immediateData(MemorySegment buffer, long offset, boolean solicited, int msn, long data) {
         RdmapOpcode opcode = solicited ? RdmapOpcode.IMMEDIATE_DATA_SE : RdmapOpcode.IMMEDIATE_DATA;
         int header = single(buffer, offset, opcode, msn);
@@ -135,7 +181,19 @@ public final class RdmapMessageEncoder {
         return IMMEDIATE_DATA_LENGTH;
     }
 
-    /** Writes a masked FetchAdd Atomic Request (QN 1): 70 bytes (wire-format.md §4.7). */
+    /**
+     * Writes a masked FetchAdd Atomic Request (QN 1): 70 bytes (wire-format.md §4.7).
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param requestId the Request Identifier the response will echo
+     * @param remoteStag the Remote STag of the target buffer
+     * @param remoteTo the Remote Tagged Offset of the 64-bit target
+     * @param addData the Add Data
+     * @param addMask the Add Mask
+     * @return the number of bytes written
+     */
     public int fetchAdd(MemorySegment buffer, long offset, int msn, int requestId, int remoteStag, long remoteTo,
                         long addData, long addMask) {
         int header = single(buffer, offset, RdmapOpcode.ATOMIC_REQUEST, msn);
@@ -143,7 +201,21 @@ public final class RdmapMessageEncoder {
         return ATOMIC_REQUEST_LENGTH;
     }
 
-    /** Writes a masked CmpSwap Atomic Request (QN 1): 70 bytes. */
+    /**
+     * Writes a masked CmpSwap Atomic Request (QN 1): 70 bytes.
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param requestId the Request Identifier the response will echo
+     * @param remoteStag the Remote STag of the target buffer
+     * @param remoteTo the Remote Tagged Offset of the 64-bit target
+     * @param swapData the Swap Data
+     * @param swapMask the Swap Mask
+     * @param compareData the Compare Data
+     * @param compareMask the Compare Mask
+     * @return the number of bytes written
+     */
     public int compareSwap(MemorySegment buffer, long offset, int msn, int requestId, int remoteStag, long remoteTo,
                            long swapData, long swapMask, long compareData, long compareMask) {
         int header = single(buffer, offset, RdmapOpcode.ATOMIC_REQUEST, msn);
@@ -152,21 +224,48 @@ public final class RdmapMessageEncoder {
         return ATOMIC_REQUEST_LENGTH;
     }
 
-    /** Writes an Atomic Response (QN 3): 30 bytes. */
+    /**
+     * Writes an Atomic Response (QN 3): 30 bytes.
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param originalRequestId the Request Identifier of the request being answered
+     * @param originalValue the value at the target before the operation
+     * @return the number of bytes written
+     */
     public int atomicResponse(MemorySegment buffer, long offset, int msn, int originalRequestId, long originalValue) {
         int header = single(buffer, offset, RdmapOpcode.ATOMIC_RESPONSE, msn);
         atomicResponse.wrap(buffer, offset + header).encode(originalRequestId, originalValue);
         return ATOMIC_RESPONSE_LENGTH;
     }
 
-    /** Writes an RDMA Flush Request (QN 1): 38 bytes (wire-format.md §4.8). */
+    /**
+     * Writes an RDMA Flush Request (QN 1): 38 bytes (wire-format.md §4.8).
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param stag the Data Sink STag
+     * @param length the Data Sink Length: octets to make persistent or visible
+     * @param to the Data Sink Tagged Offset
+     * @param flags the Flush Disposition Flags word
+     * @return the number of bytes written
+     */
     public int flushRequest(MemorySegment buffer, long offset, int msn, int stag, int length, long to, int flags) {
         int header = single(buffer, offset, RdmapOpcode.FLUSH_REQUEST, msn);
         flushRequest.wrap(buffer, offset + header).encode(stag, length, to, flags);
         return FLUSH_REQUEST_LENGTH;
     }
 
-    /** Writes an RDMA Flush Response (QN 3, no RDMAP header): 18 bytes. */
+    /**
+     * Writes an RDMA Flush Response (QN 3, no RDMAP header): 18 bytes.
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @return the number of bytes written
+     */
     public int flushResponse(MemorySegment buffer, long offset, int msn) {
         return single(buffer, offset, RdmapOpcode.FLUSH_RESPONSE, msn);
     }
@@ -174,7 +273,17 @@ public final class RdmapMessageEncoder {
     /**
      * Writes an RDMA Verify Request (QN 1): 34 bytes plus the optional hash.
      *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param stag the Data Sink STag
+     * @param length the Data Sink Length: octets to hash
+     * @param to the Data Sink Tagged Offset
+     * @param hash the memory holding the hash
+     * @param hashOffset the offset of the hash in {@code hash}
      * @param hashLength 0 for a request without an expected hash
+     *
+     * @return the number of bytes written
      */
     public int verifyRequest(MemorySegment buffer, long offset, int msn, int stag, int length, long to,
                              MemorySegment hash, long hashOffset, int hashLength) {
@@ -184,7 +293,17 @@ public final class RdmapMessageEncoder {
         return header + VerifyRequestHeaderFlyweight.FIXED_LENGTH + hashLength;
     }
 
-    /** Writes an RDMA Verify Response (QN 3) carrying the computed hash: 18 bytes plus the hash. */
+    /**
+     * Writes an RDMA Verify Response (QN 3) carrying the computed hash: 18 bytes plus the hash.
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param hash the memory holding the hash
+     * @param hashOffset the offset of the hash in {@code hash}
+     * @param hashLength the hash length in octets
+     * @return the number of bytes written
+     */
     public int verifyResponse(MemorySegment buffer, long offset, int msn, MemorySegment hash, long hashOffset,
                               int hashLength) {
         int header = single(buffer, offset, RdmapOpcode.VERIFY_RESPONSE, msn);
@@ -192,14 +311,31 @@ public final class RdmapMessageEncoder {
         return header + hashLength;
     }
 
-    /** Writes an Atomic Write Request (QN 1, opcode 0x10) with Data Sink Length 8: 42 bytes. */
+    /**
+     * Writes an Atomic Write Request (QN 1, opcode 0x10) with Data Sink Length 8: 42 bytes.
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @param stag the Data Sink STag
+     * @param to the Data Sink Tagged Offset
+     * @param data the 64-bit value to write at the target
+     * @return the number of bytes written
+     */
     public int atomicWriteRequest(MemorySegment buffer, long offset, int msn, int stag, long to, long data) {
         int header = single(buffer, offset, RdmapOpcode.ATOMIC_WRITE_REQUEST, msn);
         atomicWrite.wrap(buffer, offset + header).encode(stag, to, data);
         return ATOMIC_WRITE_REQUEST_LENGTH;
     }
 
-    /** Writes an Atomic Write Response (QN 3, opcode 0x11, no RDMAP header): 18 bytes. */
+    /**
+     * Writes an Atomic Write Response (QN 3, opcode 0x11, no RDMAP header): 18 bytes.
+     *
+     * @param buffer the memory to write the message into
+     * @param offset where the message starts in {@code buffer}
+     * @param msn the Message Sequence Number of the message on its queue (each queue counts from 1)
+     * @return the number of bytes written
+     */
     public int atomicWriteResponse(MemorySegment buffer, long offset, int msn) {
         return single(buffer, offset, RdmapOpcode.ATOMIC_WRITE_RESPONSE, msn);
     }

@@ -123,96 +123,116 @@ public enum RdmapOpcode {
     }
 
     /**
-     * The opcode with this wire value, or {@code null} if the value is unassigned (0x12-0x1F, or
-     * anything outside 0..0x1F). Which opcodes a stream accepts is decided by {@link RdmapFeatures}.
+     * {@return the opcode with this wire value, or {@code null} if the value is unassigned
+     * (0x12-0x1F, or anything outside 0..0x1F)} Which opcodes a stream accepts is decided by {@link
+     * RdmapFeatures}.
+     *
+     * @param wireValue the 5-bit opcode field
      */
     public static RdmapOpcode fromWire(int wireValue) {
         return wireValue >= 0 && wireValue < WIRE_VALUES ? BY_WIRE[wireValue] : null;
     }
 
-    /** The opcode value on the wire (4 bits, or 5 bits for the commit draft's 0x10 and 0x11). */
+    /**
+     * {@return the opcode value on the wire (4 bits, or 5 bits for the commit draft's 0x10 and
+     * 0x11)}
+     */
     public int wireValue() {
         return wireValue;
     }
 
-    /** The message name used by the defining specification. */
+    /** {@return the message name used by the defining specification} */
     public String messageName() {
         return messageName;
     }
 
-    /** The specification that defines this opcode. */
+    /** {@return the specification that defines this opcode} */
     public RdmapSpec spec() {
         return spec;
     }
 
-    /** Whether the message uses the DDP tagged buffer model (T=1). */
+    /** {@return whether the message uses the DDP tagged buffer model (T=1)} */
     public boolean tagged() {
         return queueNumber == TAGGED;
     }
 
-    /** The untagged queue number, or {@link #TAGGED} (-1) for tagged messages (RFC 7306 §10.2). */
+    /**
+     * {@return the untagged queue number, or {@link #TAGGED} (-1) for tagged messages (RFC 7306
+     * §10.2)}
+     */
     public int queueNumber() {
         return queueNumber;
     }
 
     /**
-     * The length of the RDMAP header that follows the DDP header; for the variable-length messages
-     * ({@link #variableLength()}) the length of the fixed part.
+     * {@return the length of the RDMAP header that follows the DDP header; for the variable-length
+     * messages ({@link #variableLength()}) the length of the fixed part}
      */
     public int headerLength() {
         return headerLength;
     }
 
-    /** Whether the RDMAP header has a variable part: Terminate, Verify Request and Verify Response. */
+    /**
+     * {@return whether the RDMAP header has a variable part: Terminate, Verify Request and Verify
+     * Response}
+     */
     public boolean variableLength() {
         return (flags & Flags.VARIABLE) != 0;
     }
 
     /**
-     * Whether the message carries ULP payload (RFC 5040 Figure 5). Exactly these messages may span
-     * several DDP segments; all others are a single segment with L=1 and MO=0.
+     * {@return whether the message carries ULP payload (RFC 5040 Figure 5)} Exactly these messages
+     * may span several DDP segments; all others are a single segment with L=1 and MO=0.
      */
     public boolean ulpPayload() {
         return (flags & Flags.PAYLOAD) != 0;
     }
 
-    /** Whether the Invalidate STag field (DDP RsvdULP[8:39]) is valid (RFC 5040 §4.1). */
+    /** {@return whether the Invalidate STag field (DDP RsvdULP[8:39]) is valid (RFC 5040 §4.1)} */
     public boolean carriesInvalidateStag() {
         return (flags & Flags.INVALIDATE) != 0;
     }
 
-    /** Whether the message may raise a solicited event at the Data Sink. */
+    /** {@return whether the message may raise a solicited event at the Data Sink} */
     public boolean solicitedEvent() {
         return (flags & Flags.SOLICITED) != 0;
     }
 
     /**
-     * Whether the message is a request that takes an ORD slot at the requester and an IRD slot at the
-     * responder (Read, Atomic, Flush, Verify, Atomic Write Requests; RFC 7306 §5.2, draft §2.1).
+     * {@return whether the message is a request that takes an ORD slot at the requester and an IRD
+     * slot at the responder (Read, Atomic, Flush, Verify, Atomic Write Requests; RFC 7306 §5.2,
+     * draft §2.1)}
      */
     public boolean consumesOrdIrd() {
         return (flags & Flags.ORD_IRD) != 0;
     }
 
-    /** Whether the message answers a request: Read Response and the QN 3 responses. */
+    /** {@return whether the message answers a request: Read Response and the QN 3 responses} */
     public boolean isResponse() {
         return (flags & Flags.RESPONSE) != 0;
     }
 
-    /** For a request that {@link #consumesOrdIrd()}, the opcode of its response; otherwise null. */
+    /**
+     * {@return for a request that {@link #consumesOrdIrd()}, the opcode of its response; otherwise
+     * null}
+     */
     public RdmapOpcode response() {
         return responseWireValue == Flags.NONE ? null : BY_WIRE[responseWireValue];
     }
 
     /**
-     * Whether the opcode only fits the commit draft's 5-bit opcode field (0x10, 0x11), so that it must
-     * never be sent unless both peers enabled the draft.
+     * {@return whether the opcode only fits the commit draft's 5-bit opcode field (0x10, 0x11), so
+     * that it must never be sent unless both peers enabled the draft}
      */
     public boolean needsExtendedOpcode() {
         return (wireValue & ~RdmapControl.OPCODE_MASK) != 0;
     }
 
-    /** The RDMAP control byte for this opcode and RDMAP version, reserved bits zero. */
+    /**
+     * {@return the RDMAP control byte for this opcode and RDMAP version, reserved bits zero}
+     *
+     * @param rdmapVersion the RDMAP version (RV): 1 for IETF, 0 for RDMAC
+     */
     public int controlByte(int rdmapVersion) {
         return RdmapControl.encode(rdmapVersion, wireValue);
     }

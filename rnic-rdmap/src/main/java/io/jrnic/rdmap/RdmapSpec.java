@@ -21,7 +21,7 @@ public enum RdmapSpec {
         this.reference = reference;
     }
 
-    /** The document name, e.g. {@code "RFC 7306"}. */
+    /** {@return the document name, e.g. {@code "RFC 7306"}} */
     public String reference() {
         return reference;
     }

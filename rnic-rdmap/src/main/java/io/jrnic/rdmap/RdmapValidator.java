@@ -32,7 +32,11 @@ public final class RdmapValidator {
     private final RdmapFeatures features;
     private RdmapOpcode opcode;
 
-    /** A validator for a stream with these features. */
+    /**
+     * A validator for a stream with these features.
+     *
+     * @param features the RDMAP features negotiated for the stream
+     */
     public RdmapValidator(RdmapFeatures features) {
         if (features == null) {
             throw new IllegalArgumentException("features must not be null");
@@ -40,14 +44,14 @@ public final class RdmapValidator {
         this.features = features;
     }
 
-    /** The stream's features. */
+    /** {@return the stream's features} */
     public RdmapFeatures features() {
         return features;
     }
 
     /**
-     * The opcode of the last header passed to a {@code validate} method whose version check passed
-     * and whose opcode bits are assigned and enabled, else {@code null}.
+     * {@return the opcode of the last header passed to a {@code validate} method whose version
+     * check passed and whose opcode bits are assigned and enabled, else {@code null}}
      */
     public RdmapOpcode opcode() {
         return opcode;
@@ -56,6 +60,7 @@ public final class RdmapValidator {
     /**
      * Validates the RDMAP control field of a received DDP header; see the class comment.
      *
+     * @param header the received DDP header
      * @return the error, or {@code null} if valid; {@link #opcode()} then holds the opcode
      */
     public RdmapError validate(DdpHeaderFlyweight header) {
@@ -108,6 +113,7 @@ public final class RdmapValidator {
      * No code is registered for a wrong length; {@link RdmapError#OPERATION_UNSPECIFIED} 0/2/0xFF is
      * used (checklist AMB-30).
      *
+     * @param opcode the opcode of the message
      * @param messageLength the DDP message length: MO plus the payload length of the L=1 segment
      * @return the error, or {@code null} if the length is valid
      */

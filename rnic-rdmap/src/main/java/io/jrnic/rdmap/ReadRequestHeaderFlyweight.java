@@ -49,73 +49,116 @@ public final class ReadRequestHeaderFlyweight extends RdmapHeaderFlyweight {
     public ReadRequestHeaderFlyweight() {
     }
 
-    /** Wraps the header that starts at {@code offset}. */
+    /**
+     * Wraps the header that starts at {@code offset}.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset, HEADER_LENGTH);
         return this;
     }
 
-    /** The Data Sink STag. */
+    /** {@return the Data Sink STag} */
     public int sinkStag() {
         return getInt(SINK_STAG_OFFSET);
     }
 
-    /** Writes the Data Sink STag. */
+    /**
+     * Writes the Data Sink STag.
+     *
+     * @param stag the Data Sink STag
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight sinkStag(int stag) {
         putInt(SINK_STAG_OFFSET, stag);
         return this;
     }
 
-    /** The Data Sink Tagged Offset, an unsigned 64-bit value. */
+    /** {@return the Data Sink Tagged Offset, an unsigned 64-bit value} */
     public long sinkTaggedOffset() {
         return getLong(SINK_TO_OFFSET);
     }
 
-    /** Writes the Data Sink Tagged Offset. */
+    /**
+     * Writes the Data Sink Tagged Offset.
+     *
+     * @param to the Data Sink Tagged Offset
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight sinkTaggedOffset(long to) {
         putLong(SINK_TO_OFFSET, to);
         return this;
     }
 
-    /** The RDMA Read Message Size as the raw 32-bit field; use {@link #readSizeUnsigned()} for arithmetic. */
+    /**
+     * {@return the RDMA Read Message Size as the raw 32-bit field; use {@link #readSizeUnsigned()}
+     * for arithmetic}
+     */
     public int readSize() {
         return getInt(READ_SIZE_OFFSET);
     }
 
-    /** The RDMA Read Message Size as an unsigned value, 0..2^32-1. */
+    /** {@return the RDMA Read Message Size as an unsigned value, 0..2^32-1} */
     public long readSizeUnsigned() {
         return Integer.toUnsignedLong(readSize());
     }
 
-    /** Writes the RDMA Read Message Size (unsigned 32 bits). */
+    /**
+     * Writes the RDMA Read Message Size (unsigned 32 bits).
+     *
+     * @param size the RDMA Read Message Size in octets (unsigned 32 bits)
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight readSize(int size) {
         putInt(READ_SIZE_OFFSET, size);
         return this;
     }
 
-    /** The Data Source STag. */
+    /** {@return the Data Source STag} */
     public int sourceStag() {
         return getInt(SOURCE_STAG_OFFSET);
     }
 
-    /** Writes the Data Source STag. */
+    /**
+     * Writes the Data Source STag.
+     *
+     * @param stag the Data Source STag
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight sourceStag(int stag) {
         putInt(SOURCE_STAG_OFFSET, stag);
         return this;
     }
 
-    /** The Data Source Tagged Offset, an unsigned 64-bit value. */
+    /** {@return the Data Source Tagged Offset, an unsigned 64-bit value} */
     public long sourceTaggedOffset() {
         return getLong(SOURCE_TO_OFFSET);
     }
 
-    /** Writes the Data Source Tagged Offset. */
+    /**
+     * Writes the Data Source Tagged Offset.
+     *
+     * @param to the Data Source Tagged Offset
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight sourceTaggedOffset(long to) {
         putLong(SOURCE_TO_OFFSET, to);
         return this;
     }
 
-    /** Writes the whole header in one call. */
+    /**
+     * Writes the whole header in one call.
+     *
+     * @param sinkStag the Data Sink STag
+     * @param sinkTo the Data Sink Tagged Offset
+     * @param readSize the RDMA Read Message Size in octets (unsigned 32 bits)
+     * @param sourceStag the Data Source STag
+     * @param sourceTo the Data Source Tagged Offset
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight encode(int sinkStag, long sinkTo, int readSize, int sourceStag, long sourceTo) {
         putInt(SINK_STAG_OFFSET, sinkStag);
         putLong(SINK_TO_OFFSET, sinkTo);
@@ -125,7 +168,12 @@ public final class ReadRequestHeaderFlyweight extends RdmapHeaderFlyweight {
         return this;
     }
 
-    /** Copies all 28 bytes of another wrapped Read Request header into this one. */
+    /**
+     * Copies all 28 bytes of another wrapped Read Request header into this one.
+     *
+     * @param source the Read Request header to copy
+     * @return this flyweight
+     */
     public ReadRequestHeaderFlyweight copyFrom(ReadRequestHeaderFlyweight source) {
         MemorySegment.copy(source.segment, source.offset, segment, offset, HEADER_LENGTH);
         return this;
@@ -136,6 +184,8 @@ public final class ReadRequestHeaderFlyweight extends RdmapHeaderFlyweight {
      * (RFC 5040 §4.8, R-TERM-009): SinkTO and SrcTO advance by that many octets and RDMARDSZ becomes
      * the number of octets left; the STags stay unchanged. TOs wrap modulo 2^64.
      *
+     * @param bytesSent the octets of the Read Response already sent
+     * @return this flyweight
      * @throws IllegalArgumentException if {@code bytesSent} is negative or exceeds RDMARDSZ
      */
     public ReadRequestHeaderFlyweight advance(long bytesSent) {

@@ -73,17 +73,20 @@ public final class TerminateDecoder {
         reset(null);
     }
 
-    /** A decoder that accepts only RFC 5040 Terminates, exactly as specified. */
+    /** {@return a decoder that accepts only RFC 5040 Terminates, exactly as specified} */
     public static TerminateDecoder strict() {
         return new TerminateDecoder(false);
     }
 
-    /** A decoder that also understands Linux siw's bit order and tolerates missing or extra parts. */
+    /**
+     * {@return a decoder that also understands Linux siw's bit order and tolerates missing or extra
+     * parts}
+     */
     public static TerminateDecoder lenient() {
         return new TerminateDecoder(true);
     }
 
-    /** Whether this decoder is lenient. */
+    /** {@return whether this decoder is lenient} */
     public boolean isLenient() {
         return lenient;
     }
@@ -91,6 +94,11 @@ public final class TerminateDecoder {
     /**
      * Decodes a Terminate that was not the first FPDU of the stream; see
      * {@link #decode(MemorySegment, long, int, boolean)}.
+     *
+     * @param segment the memory that holds the received Terminate header
+     * @param offset the offset of the Terminate header (after the DDP header) in {@code segment}
+     * @param length the RDMAP message length after the DDP header, as DDP reported it
+     * @return {@code null} if the Terminate was decoded, else {@link RdmapError#OPERATION_UNSPECIFIED}
      */
     public RdmapError decode(MemorySegment segment, long offset, int length) {
         return decode(segment, offset, length, false);
@@ -99,6 +107,8 @@ public final class TerminateDecoder {
     /**
      * Decodes the Terminate header of {@code length} bytes at {@code offset}.
      *
+     * @param segment the memory that holds the received Terminate header
+     * @param offset the offset of the Terminate header (after the DDP header) in {@code segment}
      * @param length   the RDMAP message length after the DDP header, as DDP reported it
      * @param firstFpdu whether this Terminate is the first FPDU the peer sent after the MPA Reply or
      *                 Request exchange; only there can an RFC 6581 setup error (LLP 2/0/5..7) occur,
@@ -198,6 +208,8 @@ public final class TerminateDecoder {
      * @param b1 byte 1 (the Error Code in both orders)
      * @param b2 byte 2 (the header-control bits)
      * @param firstFpdu whether the Terminate is the peer's first FPDU
+     *
+     * @return the bit order the control word was sent in
      */
     public static BitOrder detectBitOrder(int b0, int b1, int b2, boolean firstFpdu) {
         boolean rfcBits = (b2 & RFC_HDRCT_MASK) != 0;
@@ -241,80 +253,82 @@ public final class TerminateDecoder {
         rdmaHeaderOffset = -1;
     }
 
-    /** The bit order the last Terminate was read in. */
+    /** {@return the bit order the last Terminate was read in} */
     public BitOrder bitOrder() {
         return bitOrder;
     }
 
-    /** The 4-bit Layer, or -1 before a decode. */
+    /** {@return the 4-bit Layer, or -1 before a decode} */
     public int layer() {
         return layer;
     }
 
-    /** The 4-bit Error Type, or -1 before a decode. */
+    /** {@return the 4-bit Error Type, or -1 before a decode} */
     public int errorType() {
         return errorType;
     }
 
-    /** The 8-bit Error Code, or -1 before a decode. */
+    /** {@return the 8-bit Error Code, or -1 before a decode} */
     public int errorCode() {
         return errorCode;
     }
 
-    /** The registered error named by the control field, or {@code null} if it names none. */
+    /**
+     * {@return the registered error named by the control field, or {@code null} if it names none}
+     */
     public IwarpError error() {
         return error;
     }
 
-    /** The M bit: the sender marked the DDP Segment Length valid. */
+    /** {@return the M bit: the sender marked the DDP Segment Length valid} */
     public boolean segmentLengthValid() {
         return m;
     }
 
-    /** The D bit: the sender included the Terminated DDP Header. */
+    /** {@return the D bit: the sender included the Terminated DDP Header} */
     public boolean ddpHeaderIncluded() {
         return d;
     }
 
-    /** The R bit: the sender included the Terminated RDMA Header. */
+    /** {@return the R bit: the sender included the Terminated RDMA Header} */
     public boolean rdmaHeaderIncluded() {
         return r;
     }
 
     /**
-     * The DDP Segment Length, or -1 if absent. For information only: RFC 5040 says "the length
-     * handed up by DDP" and siw sends the payload length (wire-format.md §4.5).
+     * {@return the DDP Segment Length, or -1 if absent} For information only: RFC 5040 says "the
+     * length handed up by DDP" and siw sends the payload length (wire-format.md §4.5).
      */
     public int ddpSegmentLength() {
         return ddpSegmentLength;
     }
 
-    /** Whether a copied DDP header was found. */
+    /** {@return whether a copied DDP header was found} */
     public boolean hasDdpHeader() {
         return ddpHeaderOffset >= 0;
     }
 
-    /** The absolute offset of the copied DDP header, or -1. */
+    /** {@return the absolute offset of the copied DDP header, or -1} */
     public long ddpHeaderOffset() {
         return ddpHeaderOffset;
     }
 
-    /** The length of the copied DDP header: 14, 18, or 0 if absent. */
+    /** {@return the length of the copied DDP header: 14, 18, or 0 if absent} */
     public int ddpHeaderLength() {
         return ddpHeaderLength;
     }
 
-    /** Whether the copied DDP header is tagged (T=1); false if absent. */
+    /** {@return whether the copied DDP header is tagged (T=1); false if absent} */
     public boolean ddpHeaderTagged() {
         return ddpHeaderLength == TaggedHeaderFlyweight.HEADER_LENGTH;
     }
 
-    /** Whether a copied RDMA (Read Request) header was found. */
+    /** {@return whether a copied RDMA (Read Request) header was found} */
     public boolean hasRdmaHeader() {
         return rdmaHeaderOffset >= 0;
     }
 
-    /** The absolute offset of the copied Read Request header, or -1. */
+    /** {@return the absolute offset of the copied Read Request header, or -1} */
     public long rdmaHeaderOffset() {
         return rdmaHeaderOffset;
     }
@@ -322,6 +336,8 @@ public final class TerminateDecoder {
     /**
      * Wraps a tagged flyweight over the copied DDP header.
      *
+     * @param header the flyweight to wrap
+     * @return {@code header}, wrapped
      * @throws IllegalStateException if there is no copied header or it is untagged
      */
     public TaggedHeaderFlyweight wrapDdpHeader(TaggedHeaderFlyweight header) {
@@ -334,6 +350,8 @@ public final class TerminateDecoder {
     /**
      * Wraps an untagged flyweight over the copied DDP header.
      *
+     * @param header the flyweight to wrap
+     * @return {@code header}, wrapped
      * @throws IllegalStateException if there is no copied header or it is tagged
      */
     public UntaggedHeaderFlyweight wrapDdpHeader(UntaggedHeaderFlyweight header) {
@@ -346,6 +364,8 @@ public final class TerminateDecoder {
     /**
      * Wraps a Read Request flyweight over the copied RDMA header.
      *
+     * @param header the flyweight to wrap
+     * @return {@code header}, wrapped
      * @throws IllegalStateException if there is none
      */
     public ReadRequestHeaderFlyweight wrapRdmaHeader(ReadRequestHeaderFlyweight header) {

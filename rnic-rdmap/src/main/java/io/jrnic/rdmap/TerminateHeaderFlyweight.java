@@ -80,72 +80,91 @@ public final class TerminateHeaderFlyweight extends RdmapHeaderFlyweight {
     public TerminateHeaderFlyweight() {
     }
 
-    /** Wraps a Terminate header that starts at {@code offset}; at least the 4-byte control word must fit. */
+    /**
+     * Wraps a Terminate header that starts at {@code offset}; at least the 4-byte control word must fit.
+     *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
+     * @return this flyweight
+     */
     public TerminateHeaderFlyweight wrap(MemorySegment segment, long offset) {
         wrap0(segment, offset, MIN_LENGTH);
         return this;
     }
 
-    /** The raw 32-bit control word. */
+    /** {@return the raw 32-bit control word} */
     public int controlWord() {
         return getInt(CONTROL_OFFSET);
     }
 
-    /** The 4-bit Layer. */
+    /** {@return the 4-bit Layer} */
     public int layer() {
         return controlWord() >>> LAYER_SHIFT;
     }
 
-    /** The 4-bit Error Type. */
+    /** {@return the 4-bit Error Type} */
     public int errorType() {
         return controlWord() >>> ERROR_TYPE_SHIFT & 0xF;
     }
 
-    /** The 8-bit Error Code. */
+    /** {@return the 8-bit Error Code} */
     public int errorCode() {
         return controlWord() >>> ERROR_CODE_SHIFT & 0xFF;
     }
 
-    /** M: the DDP Segment Length is valid. */
+    /** {@return M: the DDP Segment Length is valid} */
     public boolean segmentLengthValid() {
         return (controlWord() & M_FLAG) != 0;
     }
 
-    /** D: the Terminated DDP Header is included. */
+    /** {@return D: the Terminated DDP Header is included} */
     public boolean ddpHeaderIncluded() {
         return (controlWord() & D_FLAG) != 0;
     }
 
-    /** R: the Terminated RDMA Header is included. */
+    /** {@return R: the Terminated RDMA Header is included} */
     public boolean rdmaHeaderIncluded() {
         return (controlWord() & R_FLAG) != 0;
     }
 
-    /** The registered error named by the control word, or {@code null}. */
+    /** {@return the registered error named by the control word, or {@code null}} */
     public IwarpError error() {
         return IwarpErrors.fromWire(layer(), errorType(), errorCode());
     }
 
-    /** Writes the control word for this error and header-control bits; reserved bits zero. */
+    /**
+     * Writes the control word for this error and header-control bits; reserved bits zero.
+     *
+     * @param error the error to report
+     * @param m the M bit: an MPA segment is copied into the Terminate
+     * @param d the D bit: a DDP header is copied into the Terminate
+     * @param r the R bit: an RDMA Read Request header is copied into the Terminate
+     * @return this flyweight
+     */
     public TerminateHeaderFlyweight control(IwarpError error, boolean m, boolean d, boolean r) {
         putInt(CONTROL_OFFSET, controlWord(error, m, d, r));
         return this;
     }
 
-    /** The DDP Segment Length (unsigned 16 bits); only meaningful when M or D is set. */
+    /** {@return the DDP Segment Length (unsigned 16 bits); only meaningful when M or D is set} */
     public int ddpSegmentLength() {
         return segment.get(SHORT_BE, offset + DDP_SEGMENT_LENGTH_OFFSET) & 0xFFFF;
     }
 
-    /** Writes the DDP Segment Length (low 16 bits of the value). */
+    /**
+     * Writes the DDP Segment Length (low 16 bits of the value).
+     *
+     * @param length the DDP Segment Length to report
+     * @return this flyweight
+     */
     public TerminateHeaderFlyweight ddpSegmentLength(int length) {
         segment.set(SHORT_BE, offset + DDP_SEGMENT_LENGTH_OFFSET, (short) length);
         return this;
     }
 
     /**
-     * The length of this header as its control word and the copied DDP header's T bit describe it
-     * (RFC 5040 §4.8 layout rules above).
+     * {@return the length of this header as its control word and the copied DDP header's T bit
+     * describe it (RFC 5040 §4.8 layout rules above)}
      */
     public int length() {
         int word = controlWord();
@@ -156,8 +175,11 @@ public final class TerminateHeaderFlyweight extends RdmapHeaderFlyweight {
     }
 
     /**
-     * The Terminate header length for a control word and the length of the copied DDP header (used
-     * only when D is set).
+     * {@return the Terminate header length for a control word and the length of the copied DDP
+     * header (used only when D is set)}
+     *
+     * @param controlWord the Terminate control word
+     * @param ddpHeaderLength the length of the copied DDP header: 14 or 18
      */
     public static int length(int controlWord, int ddpHeaderLength) {
         boolean m = (controlWord & M_FLAG) != 0;
@@ -167,7 +189,14 @@ public final class TerminateHeaderFlyweight extends RdmapHeaderFlyweight {
                 + (r ? ReadRequestHeaderFlyweight.HEADER_LENGTH : 0);
     }
 
-    /** The control word for an error and header-control bits, RFC 5040 bit order. */
+    /**
+     * {@return the control word for an error and header-control bits, RFC 5040 bit order}
+     *
+     * @param error the error to report
+     * @param m the M bit: an MPA segment is copied into the Terminate
+     * @param d the D bit: a DDP header is copied into the Terminate
+     * @param r the R bit: an RDMA Read Request header is copied into the Terminate
+     */
     public static int controlWord(IwarpError error, boolean m, boolean d, boolean r) {
         return error.terminateCodeBits() << ERROR_CODE_SHIFT | (m ? M_FLAG : 0) | (d ? D_FLAG : 0) | (r ? R_FLAG : 0);
     }
@@ -185,8 +214,11 @@ public final class TerminateHeaderFlyweight extends RdmapHeaderFlyweight {
      * An error raised while creating an outbound message has no failed header: M=D=R=0 (RFC 5040
      * §7.1 case 1, AMB-08).
      *
+     * @param error the error to report
      * @param haveDdpHeader    whether the failed segment's DDP header is available
      * @param haveReadRequest  whether the failed message is a Read Request and its header is available
+     *
+     * @return the M, D and R bits, positioned as in the control word
      */
     public static int headerControl(IwarpError error, boolean haveDdpHeader, boolean haveReadRequest) {
         if (!haveDdpHeader || error.layer() == TerminateLayer.LLP || IwarpErrors.isLocalCatastrophic(error)) {

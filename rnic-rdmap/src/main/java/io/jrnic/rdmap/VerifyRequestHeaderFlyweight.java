@@ -49,7 +49,10 @@ public final class VerifyRequestHeaderFlyweight extends RdmapHeaderFlyweight {
     /**
      * Wraps the header that starts at {@code offset}.
      *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
      * @param length the RDMAP message length after the DDP header: 16 plus the hash length
+     * @return this flyweight
      * @throws IllegalArgumentException if {@code length} is below 16
      */
     public VerifyRequestHeaderFlyweight wrap(MemorySegment segment, long offset, int length) {
@@ -62,69 +65,93 @@ public final class VerifyRequestHeaderFlyweight extends RdmapHeaderFlyweight {
         return this;
     }
 
-    /** The total length: 16 plus {@link #hashLength()}. */
+    /** {@return the total length: 16 plus {@link #hashLength()}} */
     public int length() {
         return FIXED_LENGTH + hashLength;
     }
 
-    /** The Data Sink STag. */
+    /** {@return the Data Sink STag} */
     public int stag() {
         return getInt(STAG_OFFSET);
     }
 
-    /** Writes the Data Sink STag. */
+    /**
+     * Writes the Data Sink STag.
+     *
+     * @param stag the Data Sink STag
+     * @return this flyweight
+     */
     public VerifyRequestHeaderFlyweight stag(int stag) {
         putInt(STAG_OFFSET, stag);
         return this;
     }
 
-    /** The Data Sink Length: the number of bytes to hash (unsigned). */
+    /** {@return the Data Sink Length: the number of bytes to hash (unsigned)} */
     public int dataLength() {
         return getInt(LENGTH_OFFSET);
     }
 
-    /** Writes the Data Sink Length. */
+    /**
+     * Writes the Data Sink Length.
+     *
+     * @param length the Data Sink Length: octets to hash
+     * @return this flyweight
+     */
     public VerifyRequestHeaderFlyweight dataLength(int length) {
         putInt(LENGTH_OFFSET, length);
         return this;
     }
 
-    /** The Data Sink Tagged Offset. */
+    /** {@return the Data Sink Tagged Offset} */
     public long taggedOffset() {
         return getLong(TO_OFFSET);
     }
 
-    /** Writes the Data Sink Tagged Offset. */
+    /**
+     * Writes the Data Sink Tagged Offset.
+     *
+     * @param to the Data Sink Tagged Offset
+     * @return this flyweight
+     */
     public VerifyRequestHeaderFlyweight taggedOffset(long to) {
         putLong(TO_OFFSET, to);
         return this;
     }
 
-    /** Whether the request carries an expected hash, to be compared by the responder. */
+    /** {@return whether the request carries an expected hash, to be compared by the responder} */
     public boolean hasHash() {
         return hashLength > 0;
     }
 
-    /** The length of the hash; 0 without one. */
+    /** {@return the length of the hash; 0 without one} */
     public int hashLength() {
         return hashLength;
     }
 
-    /** The absolute offset of the hash in {@link #segment()}. */
+    /** {@return the absolute offset of the hash in {@link #segment()}} */
     public long hashOffset() {
         return offset + HASH_OFFSET;
     }
 
     /**
-     * Whether the carried hash equals {@code expectedLength} bytes of {@code expected} at
-     * {@code expectedOffset}; false if the lengths differ (checklist AMB-49).
+     * {@return whether the carried hash equals {@code expectedLength} bytes of {@code expected} at
+     * {@code expectedOffset}; false if the lengths differ (checklist AMB-49)}
+     *
+     * @param expected the memory holding the expected hash
+     * @param expectedOffset the offset of the expected hash in {@code expected}
+     * @param expectedLength the expected hash length in octets
      */
     public boolean hashEquals(MemorySegment expected, long expectedOffset, int expectedLength) {
         return expectedLength == hashLength && MemorySegment.mismatch(segment, offset + HASH_OFFSET,
                 offset + HASH_OFFSET + hashLength, expected, expectedOffset, expectedOffset + expectedLength) < 0;
     }
 
-    /** Copies the hash into {@code target} at {@code targetOffset}. */
+    /**
+     * Copies the hash into {@code target} at {@code targetOffset}.
+     *
+     * @param target the memory to copy the hash into
+     * @param targetOffset where the hash goes in {@code target}
+     */
     public void copyHash(MemorySegment target, long targetOffset) {
         MemorySegment.copy(segment, offset + HASH_OFFSET, target, targetOffset, hashLength);
     }
@@ -132,6 +159,13 @@ public final class VerifyRequestHeaderFlyweight extends RdmapHeaderFlyweight {
     /**
      * Writes the whole header; the hash length must be the one given at wrap time.
      *
+     * @param stag the Data Sink STag
+     * @param dataLength the Data Sink Length: octets to hash
+     * @param to the Data Sink Tagged Offset
+     * @param hash the memory holding the hash
+     * @param hashOffset the offset of the hash in {@code hash}
+     * @param hashLength the hash length in octets
+     * @return this flyweight
      * @throws IllegalArgumentException if {@code hashLength} differs from the wrapped length minus 16
      */
     public VerifyRequestHeaderFlyweight encode(int stag, int dataLength, long to,

@@ -31,7 +31,10 @@ public final class VerifyResponseHeaderFlyweight extends RdmapHeaderFlyweight {
     /**
      * Wraps the header that starts at {@code offset}.
      *
+     * @param segment the memory that holds the header
+     * @param offset the offset of the header in {@code segment}
      * @param length the RDMAP message length after the DDP header, which is the hash length
+     * @return this flyweight
      * @throws IllegalArgumentException if {@code length} is negative
      */
     public VerifyResponseHeaderFlyweight wrap(MemorySegment segment, long offset, int length) {
@@ -43,23 +46,35 @@ public final class VerifyResponseHeaderFlyweight extends RdmapHeaderFlyweight {
         return this;
     }
 
-    /** The length of the hash. */
+    /** {@return the length of the hash} */
     public int hashLength() {
         return hashLength;
     }
 
-    /** The absolute offset of the hash in {@link #segment()}. */
+    /** {@return the absolute offset of the hash in {@link #segment()}} */
     public long hashOffset() {
         return offset + HASH_OFFSET;
     }
 
-    /** Whether the hash equals {@code expectedLength} bytes of {@code expected} at {@code expectedOffset}. */
+    /**
+     * {@return whether the hash equals {@code expectedLength} bytes of {@code expected} at {@code
+     * expectedOffset}}
+     *
+     * @param expected the memory holding the expected hash
+     * @param expectedOffset the offset of the expected hash in {@code expected}
+     * @param expectedLength the expected hash length in octets
+     */
     public boolean hashEquals(MemorySegment expected, long expectedOffset, int expectedLength) {
         return expectedLength == hashLength && MemorySegment.mismatch(segment, offset, offset + hashLength,
                 expected, expectedOffset, expectedOffset + expectedLength) < 0;
     }
 
-    /** Copies the hash into {@code target} at {@code targetOffset}. */
+    /**
+     * Copies the hash into {@code target} at {@code targetOffset}.
+     *
+     * @param target the memory to copy the hash into
+     * @param targetOffset where the hash goes in {@code target}
+     */
     public void copyHash(MemorySegment target, long targetOffset) {
         MemorySegment.copy(segment, offset, target, targetOffset, hashLength);
     }
@@ -67,6 +82,10 @@ public final class VerifyResponseHeaderFlyweight extends RdmapHeaderFlyweight {
     /**
      * Writes the hash; its length must be the one given at wrap time.
      *
+     * @param hash the memory holding the hash
+     * @param hashOffset the offset of the hash in {@code hash}
+     * @param hashLength the hash length in octets
+     * @return this flyweight
      * @throws IllegalArgumentException if {@code hashLength} differs from the wrapped length
      */
     public VerifyResponseHeaderFlyweight encode(MemorySegment hash, long hashOffset, int hashLength) {

@@ -44,12 +44,21 @@ public final class CodecDemo {
 
     private final PrintStream out;
 
-    /** Creates the demo printing to {@code out}. */
+    /**
+     * Creates the demo printing to {@code out}.
+     *
+     * @param out where the demo prints its report
+     */
     public CodecDemo(PrintStream out) {
         this.out = out;
     }
 
-    /** Runs the demo; returns 0 when every check passed. */
+    /**
+     * Runs the demo; returns 0 when every check passed.
+     *
+     * @param seed the seed of the random payloads
+     * @return 0 when every check passed, 1 otherwise
+     */
     public int run(long seed) {
         MpaParameters params = negotiate();
         byte[] message = pattern(10_000, seed);
@@ -182,7 +191,11 @@ public final class CodecDemo {
         return HEX.formatHex(segment.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
     }
 
-    /** Runs the demo with a fixed seed, or the one given as the first argument. */
+    /**
+     * Runs the demo with a fixed seed, or the one given as the first argument.
+     *
+     * @param args the command-line arguments: an optional seed
+     */
     public static void main(String[] args) {
         long seed = args.length > 0 ? Long.parseLong(args[0]) : 5040L;
         System.exit(new CodecDemo(System.out).run(seed));

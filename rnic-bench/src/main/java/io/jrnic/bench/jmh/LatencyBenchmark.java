@@ -53,6 +53,10 @@ public class LatencyBenchmark {
 
     private PingPong pingPong;
 
+    /** JMH creates one instance per trial; {@link #open} sets it up. */
+    public LatencyBenchmark() {
+    }
+
     /**
      * Connects the pair and starts the echoing peer.
      *

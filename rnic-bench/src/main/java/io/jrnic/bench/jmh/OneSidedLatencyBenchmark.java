@@ -55,6 +55,10 @@ public class OneSidedLatencyBenchmark {
 
     private PingPong roundTrip;
 
+    /** JMH creates one instance per trial; {@link #open} sets it up. */
+    public OneSidedLatencyBenchmark() {
+    }
+
     /**
      * Connects the pair (and, for the TCP baseline, starts the echoing peer).
      *

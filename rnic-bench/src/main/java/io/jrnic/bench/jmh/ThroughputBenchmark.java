@@ -75,11 +75,19 @@ public class ThroughputBenchmark {
         /** Payload bytes sent in the current iteration. */
         public long payloadBytes;
 
+        /** JMH creates one per benchmark thread. */
+        public PayloadBytes() {
+        }
+
         /** JMH does not reset auxiliary counters itself: start every iteration from zero. */
         @Setup(Level.Iteration)
         public void reset() {
             payloadBytes = 0;
         }
+    }
+
+    /** JMH creates one instance per trial; {@link #open} sets it up. */
+    public ThroughputBenchmark() {
     }
 
     /**

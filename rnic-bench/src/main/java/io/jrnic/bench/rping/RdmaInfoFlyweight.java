@@ -45,6 +45,10 @@ public final class RdmaInfoFlyweight {
     private MemorySegment segment;
     private long offset;
 
+    /** Creates an unwrapped flyweight; {@link #wrap} it over a payload before use. */
+    public RdmaInfoFlyweight() {
+    }
+
     /**
      * Wraps 16 bytes of a segment.
      *
@@ -60,7 +64,7 @@ public final class RdmaInfoFlyweight {
         return this;
     }
 
-    /** @return the advertised tagged offset (the buffer's address for VA-based regions) */
+    /** {@return the advertised tagged offset (the buffer's address for VA-based regions)} */
     public long buf() {
         return segment.get(BE_LONG, offset + BUF_OFFSET);
     }
@@ -76,7 +80,7 @@ public final class RdmaInfoFlyweight {
         return this;
     }
 
-    /** @return the advertised STag */
+    /** {@return the advertised STag} */
     public int rkey() {
         return segment.get(BE_INT, offset + RKEY_OFFSET);
     }
@@ -92,7 +96,7 @@ public final class RdmaInfoFlyweight {
         return this;
     }
 
-    /** @return the advertised length in bytes (unsigned 32 bits in a long) */
+    /** {@return the advertised length in bytes (unsigned 32 bits in a long)} */
     public long size() {
         return Integer.toUnsignedLong(segment.get(BE_INT, offset + SIZE_OFFSET));
     }

@@ -209,72 +209,72 @@ public final class RpingOptions {
                 .setupTimeout(Duration.ofSeconds(setupTimeoutSeconds));
     }
 
-    /** @return server, client or loopback */
+    /** {@return server, client or loopback} */
     public Mode mode() {
         return mode;
     }
 
-    /** @return {@code -a}, or null when not given */
+    /** {@return the value of {@code -a}, or null when not given} */
     public String address() {
         return address;
     }
 
-    /** @return {@code -p} or 7174 */
+    /** {@return the value of {@code -p} or 7174} */
     public int port() {
         return port;
     }
 
-    /** @return whether {@code -p} was given (loopback mode uses an ephemeral port otherwise) */
+    /** {@return whether {@code -p} was given (loopback mode uses an ephemeral port otherwise)} */
     public boolean portGiven() {
         return portGiven;
     }
 
-    /** @return {@code -C}, 0 for forever */
+    /** {@return the value of {@code -C}, 0 for forever} */
     public int count() {
         return count;
     }
 
-    /** @return {@code -S} */
+    /** {@return the value of {@code -S}} */
     public int size() {
         return size;
     }
 
-    /** @return {@code -v} */
+    /** {@return the value of {@code -v}} */
     public boolean verbose() {
         return verbose;
     }
 
-    /** @return {@code -V} */
+    /** {@return the value of {@code -V}} */
     public boolean validate() {
         return validate;
     }
 
-    /** @return {@code -d} */
+    /** {@return the value of {@code -d}} */
     public boolean debug() {
         return debug;
     }
 
-    /** @return {@code -P} */
+    /** {@return the value of {@code -P}} */
     public boolean persistent() {
         return persistent;
     }
 
-    /** @return {@code --crc} */
+    /** {@return the value of {@code --crc}} */
     public boolean crc() {
         return crc;
     }
 
-    /** @return {@code --markers} */
+    /** {@return the value of {@code --markers}} */
     public boolean markers() {
         return markers;
     }
 
-    /** @return {@code --setup-timeout-s} */
+    /** {@return the value of {@code --setup-timeout-s}} */
     public int setupTimeoutSeconds() {
         return setupTimeoutSeconds;
     }
 
-    /** @return {@code --pause-ms} */
+    /** {@return the value of {@code --pause-ms}} */
     public int pauseMs() {
         return pauseMs;
     }

@@ -24,6 +24,10 @@ public final class Crc32cTrailer {
 
     private final CRC32C crc = new CRC32C();
 
+    /** Creates a trailer codec with its own checksum state. */
+    public Crc32cTrailer() {
+    }
+
     /**
      * The CRC32c of bytes {@code 0 .. length-1} of a buffer.
      *

@@ -38,7 +38,9 @@ public record MessageOptions(int messageSize, boolean crc, boolean verifyPayload
         }
     }
 
-    /** Bytes of one message on the wire: the payload plus the CRC trailer when CRC is on. */
+    /**
+     * {@return bytes of one message on the wire: the payload plus the CRC trailer when CRC is on}
+     */
     public int frameSize() {
         return crc ? messageSize + Crc32cTrailer.LENGTH : messageSize;
     }

@@ -22,7 +22,7 @@ import java.io.IOException;
  */
 public interface MessageStream {
 
-    /** The message shape this stream was opened with. */
+    /** {@return the message shape this stream was opened with} */
     MessageOptions options();
 
     /**

@@ -16,7 +16,7 @@ import java.io.IOException;
  */
 public interface PingPong {
 
-    /** The message shape this pair was opened with. */
+    /** {@return the message shape this pair was opened with} */
     MessageOptions options();
 
     /**

@@ -91,12 +91,12 @@ public final class RnicPair implements AutoCloseable {
         }
     }
 
-    /** The side of the benchmark thread (MPA Initiator). */
+    /** {@return the side of the benchmark thread (MPA Initiator)} */
     public Side active() {
         return active;
     }
 
-    /** The side of the consumer or echo thread (MPA Responder). */
+    /** {@return the side of the consumer or echo thread (MPA Responder)} */
     public Side passive() {
         return passive;
     }
@@ -189,12 +189,12 @@ public final class RnicPair implements AutoCloseable {
      */
     public record Region(MemoryRegion mr, MemorySegment memory) {
 
-        /** The region's STag. */
+        /** {@return the region's STag} */
         public int stag() {
             return mr.stag();
         }
 
-        /** The TO of the first byte. */
+        /** {@return the TO of the first byte} */
         public long to() {
             return memory.address();
         }
@@ -258,27 +258,30 @@ public final class RnicPair implements AutoCloseable {
             return new Region(pd.registerMemory(memory, accessRights), memory);
         }
 
-        /** The completion queue of both work queues. */
+        /** {@return the completion queue of both work queues} */
         public CompletionQueue cq() {
             return cq;
         }
 
-        /** The queue pair. */
+        /** {@return the queue pair} */
         public QueuePair qp() {
             return qp;
         }
 
-        /** The peer's advertised region (after {@link RnicPair#connect}), or null if it advertised none. */
+        /**
+         * {@return the peer's advertised region (after {@link RnicPair#connect}), or null if it
+         * advertised none}
+         */
         public Remote peer() {
             return peer;
         }
 
-        /** The established connection (after {@link RnicPair#connect}). */
+        /** {@return the established connection (after {@link RnicPair#connect})} */
         public Connection connection() {
             return connection;
         }
 
-        /** The last asynchronous event of this RNIC (for failure messages), or null. */
+        /** {@return the last asynchronous event of this RNIC (for failure messages), or null} */
         public AsyncEvent lastEvent() {
             return lastEvent;
         }

@@ -178,7 +178,7 @@ public final class RnicRoundTrip implements PingPong {
         }
     }
 
-    /** The operation this fixture runs. */
+    /** {@return the operation this fixture runs} */
     public OneSidedOperation operation() {
         return operation;
     }

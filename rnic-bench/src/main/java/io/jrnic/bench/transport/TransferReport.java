@@ -19,7 +19,7 @@ package io.jrnic.bench.transport;
 public record TransferReport(long sent, long delivered, long crcErrors, long sequenceErrors,
                              long payloadErrors, long truncated) {
 
-    /** Whether every sent message was delivered and no check failed. */
+    /** {@return whether every sent message was delivered and no check failed} */
     public boolean intact() {
         return sent == delivered && crcErrors == 0 && sequenceErrors == 0 && payloadErrors == 0
                 && truncated == 0;
