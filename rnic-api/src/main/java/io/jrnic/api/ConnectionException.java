@@ -44,10 +44,15 @@ public final class ConnectionException extends RuntimeException {
         QUEUE_PAIR_UNUSABLE
     }
 
+    /** Why the setup failed. */
     private final Reason reason;
+    /** The iWARP error code of the failure on the wire (RFC 5040 §4.8 layout), or -1. */
     private final int terminateCode;
+    /** The private data of the peer's reject Reply, or null. */
     private final byte[] peerPrivateData;
+    /** The IRD of the peer's enhanced frame (RFC 6581), or -1. */
     private final int peerIrd;
+    /** The ORD of the peer's enhanced frame (RFC 6581), or -1. */
     private final int peerOrd;
 
     /**

@@ -639,27 +639,27 @@ public final class SendWorkRequest extends ScatterGatherList {
         return this;
     }
 
-    /** @return the FetchAdd Add Data or the CmpSwap Swap Data */
+    /** {@return the FetchAdd Add Data or the CmpSwap Swap Data} */
     public long addOrSwapData() {
         return addOrSwapData;
     }
 
-    /** @return the FetchAdd Add Mask or the CmpSwap Swap Mask */
+    /** {@return the FetchAdd Add Mask or the CmpSwap Swap Mask} */
     public long addOrSwapMask() {
         return addOrSwapMask;
     }
 
-    /** @return the CmpSwap Compare Data (0 for FetchAdd) */
+    /** {@return the CmpSwap Compare Data (0 for FetchAdd)} */
     public long compareData() {
         return compareData;
     }
 
-    /** @return the CmpSwap Compare Mask (all-ones for FetchAdd and plain CmpSwap) */
+    /** {@return the CmpSwap Compare Mask (all-ones for FetchAdd and plain CmpSwap)} */
     public long compareMask() {
         return compareMask;
     }
 
-    /** @return the 8 bytes of an Immediate Data WR */
+    /** {@return the 8 bytes of an Immediate Data WR} */
     public long immediateData() {
         return immediateData;
     }

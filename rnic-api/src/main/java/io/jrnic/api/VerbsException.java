@@ -10,7 +10,9 @@ package io.jrnic.api;
 public final class VerbsException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
+    /** The Verbs status of the failure. */
     private final VerbsStatus status;
+    /** How many work requests of a list were posted before the failing one. */
     private final int postedCount;
 
     /**

@@ -166,7 +166,13 @@ public interface FpduLink {
      * Like {@link #send(MemorySegment, long, int, MemorySegment, long, int)}, and reports
      * {@link Listener#onSent(long)} once the FPDU was handed to the LLP.
      *
-     * @param token non-negative value identifying the FPDU to the caller
+     * @param header        as for the other overload
+     * @param headerOffset  as for the other overload
+     * @param headerLength  as for the other overload
+     * @param payload       as for the other overload
+     * @param payloadOffset as for the other overload
+     * @param payloadLength as for the other overload
+     * @param token         non-negative value identifying the FPDU to the caller
      * @return as for the other overload
      */
     boolean send(MemorySegment header, long headerOffset, int headerLength,
