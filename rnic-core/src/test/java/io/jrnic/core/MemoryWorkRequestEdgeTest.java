@@ -14,9 +14,14 @@ import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 import static io.jrnic.api.AccessRights.BIND_WINDOW;
@@ -53,6 +58,18 @@ class MemoryWorkRequestEdgeTest extends VerbsFixture {
         if (wcs.getFirst().status() != WorkCompletionStatus.SUCCESS) {
             assertThat(q.state()).isEqualTo(QpState.TERMINATE); // Verbs §8.3.2 Figure 23
         }
+        return wcs.getFirst().status();
+    }
+
+    /** Posts on a fresh QP and returns the one completion status, checking that nothing was sent. */
+    private WorkCompletionStatus postOnFreshQpSendsNothing(SendWorkRequest wr) {
+        QueuePair q = pd.createQueuePair(qpConfig().privileged(true));
+        FakeTransport t = toRts(q);
+        drain(cq);
+        q.postSend(wr);
+        assertThat(t.transmitted).isEmpty();
+        List<WorkCompletion> wcs = drain(cq);
+        assertThat(wcs).hasSize(1);
         return wcs.getFirst().status();
     }
 
@@ -168,5 +185,67 @@ class MemoryWorkRequestEdgeTest extends VerbsFixture {
                         .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
             }
         }
+    }
+
+    @Test
+    void sglLongerThanTheLargestRdmapMessageIsTotalLengthTooBig_V_WR_41_V_ERR_58(@TempDir Path dir) throws IOException {
+        // 2 GiB of address space from a sparse file: registered, never touched
+        try (Arena arena = Arena.ofShared();
+             FileChannel f = FileChannel.open(dir.resolve("sparse"), StandardOpenOption.CREATE_NEW,
+                     StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.SPARSE)) {
+            MemorySegment big = f.map(FileChannel.MapMode.READ_WRITE, 0, 1L << 31, arena);
+            MemoryRegion region = pd.registerMemory(big, LOCAL_READ);
+            int max = Integer.MAX_VALUE;
+            long to = big.address();
+            // Verbs §8.1.3.2, RFC 5040 §1.1: one message carries at most 2^32 - 1 bytes
+            for (Opcode op : new Opcode[] {Opcode.SEND, Opcode.RDMA_WRITE}) {
+                SendWorkRequest over = new SendWorkRequest().wrId(1).opcode(op).sge(region.stag(), to, max)
+                        .sge(region.stag(), to, max).sge(region.stag(), to, 2);
+                if (op == Opcode.RDMA_WRITE) {
+                    over.remote(0x1234_5600, 0);
+                }
+                assertThat(postOnFreshQpSendsNothing(over)).as(op.toString())
+                        .isEqualTo(WorkCompletionStatus.TOTAL_LENGTH_TOO_BIG);
+            }
+            // exactly 2^32 - 1 bytes is a legal message (it is handed to the link)
+            QueuePair q = pd.createQueuePair(qpConfig());
+            FakeTransport t = toRts(q);
+            q.postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sge(region.stag(), to, max)
+                    .sge(region.stag(), to, max).sge(region.stag(), to, 1));
+            assertThat(t.transmittedIds).containsExactly(2L);
+        }
+    }
+
+    @Test
+    void fastRegisterOfMoreThanTheRnicRegionSizeIsInvalidLength_V_ERR_56() {
+        // 4 pages per region at most: 16 KiB
+        try (SoftRnic r = SoftRnic.open(config().memoryLimits(4, 16, 16, 4))) {
+            ProtectionDomain p = r.allocatePd();
+            io.jrnic.api.CompletionQueue c = r.createCq(8);
+            MemoryRegion s = p.allocateRegionStag(4, false);
+            MemorySegment m = r.allocateMemory(5 * 4096, 4096);
+            for (long size : new long[] {4 * 4096 + 1, 4 * 4096}) {
+                QueuePair q = p.createQueuePair(new QueuePairConfig().cqs(c, c).privileged(true));
+                toRts(q);
+                q.postSend(new SendWorkRequest().wrId(size).fastRegister(s.stagIndex() << 8, m.asSlice(0, size),
+                        LOCAL_READ, AddressType.ZERO_BASED, 0));
+                assertThat(drain(c)).extracting(WorkCompletion::status).containsExactly(size > 4 * 4096
+                        ? WorkCompletionStatus.INVALID_LENGTH : WorkCompletionStatus.SUCCESS);
+            }
+        }
+    }
+
+    @Test
+    void boundWindowInAnSgeIsAnAccessViolation_V_WR_40() {
+        MemoryWindow mw = pd.allocateWindow();
+        QueuePair owner = pd.createQueuePair(qpConfig());
+        toRts(owner);
+        owner.postSend(bind(mw, 4, mr, mem.address(), 64));
+        assertThat(drain(cq)).extracting(WorkCompletion::status).containsExactly(WorkCompletionStatus.SUCCESS);
+        // Verbs §8.1.3.2: a window has no local rights, so even Valid and bound to this very QP it is
+        // never a local buffer
+        owner.postSend(new SendWorkRequest().wrId(9).opcode(Opcode.SEND).sge(mw.stag(), mem.address(), 8));
+        assertThat(drain(cq)).extracting(WorkCompletion::status).containsExactly(WorkCompletionStatus.ACCESS_VIOLATION);
+        assertThat(owner.state()).isEqualTo(QpState.TERMINATE);
     }
 }
