@@ -149,6 +149,39 @@ class StaleStagLoopbackTest extends LoopbackFixture {
         writeIsRefusedAsInvalidStag(stag, t.memory(), t.to());
     }
 
+    /** A region of node b: a good Write through it, then it is revoked, then a Write is refused. */
+    private void regionRevokedThenWritten(boolean deallocate) throws Exception {
+        pair = connect(new ConnectionSettings());
+        Buffer target = b.buffer(SIZE);
+        assertThat(write(1, target.stag(), target.to())).isEqualTo(WorkCompletionStatus.SUCCESS);
+        Buffer sink = a.buffer(SIZE);
+        pair.qpA().postSend(new SendWorkRequest().wrId(2).opcode(Opcode.RDMA_READ).sge(sink.stag(), sink.to(), SIZE)
+                .remote(target.stag(), target.to()));
+        assertThat(a.completions(1)).extracting(WorkCompletion::status).containsExactly(WorkCompletionStatus.SUCCESS);
+        assertThat(bytes(target.memory(), 0, SIZE)).containsOnly((byte) 0x5A);
+        target.memory().fill((byte) 0);
+        if (deallocate) {
+            target.mr().close();
+        } else {
+            pair.qpB().postSend(new SendWorkRequest().wrId(7).opcode(Opcode.INVALIDATE_LOCAL_STAG)
+                    .invalidateStag(target.stag()));
+            assertThat(b.completions(1)).extracting(WorkCompletion::status)
+                    .containsExactly(WorkCompletionStatus.SUCCESS);
+            assertThat(target.mr().query().state()).isEqualTo(StagState.INVALID);
+        }
+        writeIsRefusedAsInvalidStag(target.stag(), target.memory(), target.to());
+    }
+
+    @Test
+    void writeToAnInvalidatedRegionIsInvalidStag_V_MR_28_V_MR_117() throws Exception {
+        regionRevokedThenWritten(false);
+    }
+
+    @Test
+    void writeToADeallocatedRegionIsInvalidStag_V_MR_33_V_MR_125() throws Exception {
+        regionRevokedThenWritten(true);
+    }
+
     @Test
     void writeToAnIndexJustBeyondTheStagTableIsInvalidStag_V_MR_73() throws Exception {
         pair = connect(new ConnectionSettings());
