@@ -317,13 +317,13 @@ j("R-ERR-033", "done", "EngineVerbsTest#receiveWithABadSglTerminatesWithLocalCat
 j("R-ERR-034", "done", "EngineErrorTest#readRequestBeyondIrdIsCatastrophicLocalized (0/2/0x07), CompletionQueueTest#overflowRaisesCqErrorAndTerminatesOnlyThatQp")
 
 # ---- R-SEC ----
-j("R-SEC-001", "done", "MemoryRegionTest#remoteChecksFigure21, MemoryWindowTest#bindMakesWindowValidOnTheQp (STag, TO range, rights, QP association)")
+j("R-SEC-001", "done", "MemoryWindowTest#bindMakesWindowValidOnTheQp (STag, TO range, rights, QP association), EngineVerbsTest#writeAndReadThroughAWindowBoundToTheQp (the enabled window used over the engine), EngineErrorTest#writeToWindowBoundToAnotherQpIsNotAssociated, EngineErrorTest#writeOutOfBoundsIsRejectedBeforePlacement, EngineErrorTest#writeWithoutRemoteWriteRightIsInvalidStag (each part enforced on the wire)")
 j("R-SEC-002", "done", "EndToEndTest#sendWithInvalidateInvalidatesTheNamedStagAtTheReceiver, MemoryWindowTest#invalidateLocalRegionRules, QueuePairWorkRequestTest#remoteInvalidateChecks (a local-only STag cannot be invalidated remotely)")
 j("R-SEC-010", "done", "umbrella: R-SEC-011..028 are each done, done by design or n/a; the last missing part, the revocation fence of R-SEC-016, is in place ({auto})")
 j("R-SEC-011", "done", "{auto}; EngineErrorTest#readRequestFromAnotherPdIsNotAssociated")
 j("R-SEC-012", "done", "{auto}")
 j("R-SEC-013", "done", "{auto}; EngineErrorTest#readRequestBeyondTheRegionIsBaseOrBounds")
-j("R-SEC-014", "done", "MemoryRegionTest#deallocateRevokesAccessAndFreesTheIndex, MemoryWindowTest#bindMakesWindowValidOnTheQp, MemoryWindowTest#invalidateWindowChecksQpAndMovesItBackToThePd")
+j("R-SEC-014", "done", "MemoryRegionTest#deallocateRevokesAccessAndFreesTheIndex, MemoryWindowTest#bindMakesWindowValidOnTheQp, MemoryWindowTest#invalidateWindowChecksQpAndMovesItBackToThePd; revocation seen by the peer over TCP: StaleStagLoopbackTest#writeThroughAnInvalidatedWindowIsInvalidStag, StaleStagLoopbackTest#writeThroughADeallocatedWindowIsInvalidStag, StaleStagLoopbackTest#writeToAnInvalidatedRegionIsInvalidStag, StaleStagLoopbackTest#writeToADeallocatedRegionIsInvalidStag")
 j("R-SEC-015", "done", "{auto}; EngineErrorTest#readRequestWithoutRemoteReadIsAccessViolation")
 j("R-SEC-016", "done", "placement fence (StagBinding.Fence, docs/engine.md RX \"Revocation fence\"): every write into a validated tagged segment's memory -- the engine's copy, each deframer copy and each socket read of a direct placement (PlacementTarget.Guard) -- is bracketed by the STag's fence; Invalidate Local, Send with Invalidate, Deallocate and Reregister return only after the write in progress ended, on any thread; the rest of a revoked FPDU is discarded and the segment fails 1/1/0x00. {auto}; FpduDeframerTest#revokedTargetReceivesNothingMore")
 j("R-SEC-017", "done", "a Shared MR (the Verbs form of an STag shared across streams) is refused with 0/1/0x09 (QueuePairWorkRequestTest#remoteInvalidateChecks); so is a window bound to another QP; a non-shared region of the QP's PD is invalidable as the Verbs allow")
