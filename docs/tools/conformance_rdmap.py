@@ -317,7 +317,7 @@ j("R-ERR-033", "done", "EngineVerbsTest#receiveWithABadSglTerminatesWithLocalCat
 j("R-ERR-034", "done", "EngineErrorTest#readRequestBeyondIrdIsCatastrophicLocalized (0/2/0x07), CompletionQueueTest#overflowRaisesCqErrorAndTerminatesOnlyThatQp")
 
 # ---- R-SEC ----
-j("R-SEC-001", "done", "MemoryWindowTest#bindMakesWindowValidOnTheQp (STag, TO range, rights, QP association), EngineVerbsTest#writeAndReadThroughAWindowBoundToTheQp (the enabled window used over the engine), EngineErrorTest#writeToWindowBoundToAnotherQpIsNotAssociated, EngineErrorTest#writeOutOfBoundsIsRejectedBeforePlacement, EngineErrorTest#writeWithoutRemoteWriteRightIsInvalidStag (each part enforced on the wire)")
+j("R-SEC-001", "done", "MemoryRegionTest#remoteChecksFigure21, MemoryWindowTest#bindMakesWindowValidOnTheQp (STag, TO range, rights, QP association)")
 j("R-SEC-002", "done", "EndToEndTest#sendWithInvalidateInvalidatesTheNamedStagAtTheReceiver, MemoryWindowTest#invalidateLocalRegionRules, QueuePairWorkRequestTest#remoteInvalidateChecks (a local-only STag cannot be invalidated remotely)")
 j("R-SEC-010", "done", "umbrella: R-SEC-011..028 are each done, done by design or n/a; the last missing part, the revocation fence of R-SEC-016, is in place ({auto})")
 j("R-SEC-011", "done", "{auto}; EngineErrorTest#readRequestFromAnotherPdIsNotAssociated")

@@ -59,16 +59,11 @@ final class RawInitiator implements AutoCloseable {
     Connection connection;
 
     RawInitiator(ConnectionSettings settings) throws IOException {
-        this(settings, new RnicConfig(), new QueuePairConfig());
-    }
-
-    /** With the test's RNIC configuration (named here) and QP configuration (CQs, depths set here). */
-    RawInitiator(ConnectionSettings settings, RnicConfig config, QueuePairConfig qpConfig) throws IOException {
-        rnic = SoftRnic.open(config.name("raw-initiator-" + NAMES.incrementAndGet()));
+        rnic = SoftRnic.open(new RnicConfig().name("raw-initiator-" + NAMES.incrementAndGet()));
         rnic.setAsyncEventHandler((r, e) -> events.add(e));
         pd = rnic.allocatePd();
         cq = rnic.createCq(256, 0);
-        qp = pd.createQueuePair(qpConfig.cqs(cq, cq).depths(16, 16).sges(4, 4, 4, 64).readDepths(4, 4));
+        qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(16, 16).sges(4, 4, 4, 64).readDepths(4, 4));
         listener = rnic.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0), settings,
                 new ConnectionRequestHandler() {
                     @Override
