@@ -12,6 +12,8 @@ module io.jrnic.core {
     // appear in the transport's code: without this the module path fails with IllegalAccessError
     requires io.netty.common;
     requires io.netty.transport;
+    // JFR events (docs/observability.md)
+    requires jdk.jfr;
     requires org.slf4j;
 
     exports io.jrnic.core;

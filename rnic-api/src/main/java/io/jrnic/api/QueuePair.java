@@ -78,6 +78,26 @@ public interface QueuePair extends AutoCloseable {
     QueuePairAttributes query();
 
     /**
+     * Reads this queue pair's traffic counters into a caller-owned holder, without allocating:
+     * messages and payload bytes by {@link MessageType}, FPDUs, CRC errors, Terminates, bytes placed
+     * directly or copied (docs/observability.md). They count from the creation of the queue pair,
+     * over every connection it had, and stay readable after it was destroyed.
+     *
+     * @param into the holder to fill (every counter is overwritten)
+     * @return {@code into}
+     */
+    Counters counters(Counters into);
+
+    /**
+     * The traffic counters in a new holder ({@link #counters(Counters)}).
+     *
+     * @return a snapshot
+     */
+    default Counters counters() {
+        return counters(new Counters());
+    }
+
+    /**
      * Destroy QP (Verbs §6.1.4): in any state; outstanding WRs produce no further completions.
      *
      * @throws VerbsException MWS_STILL_BOUND_TO_QP

@@ -128,6 +128,25 @@ public interface Rnic extends AutoCloseable {
     ConnectionManager connectionManager();
 
     /**
+     * Reads the RNIC's traffic counters into a caller-owned holder, without allocating: the sum of
+     * {@link QueuePair#counters(Counters)} over every queue pair it created, destroyed ones included
+     * (docs/observability.md). Readable after {@link #close()} too.
+     *
+     * @param into the holder to fill (every counter is overwritten)
+     * @return {@code into}
+     */
+    Counters counters(Counters into);
+
+    /**
+     * The traffic counters in a new holder ({@link #counters(Counters)}).
+     *
+     * @return a snapshot
+     */
+    default Counters counters() {
+        return counters(new Counters());
+    }
+
+    /**
      * Whether the RNIC is open.
      *
      * @return false after {@link #close()}

@@ -34,6 +34,11 @@ public final class WorkCompletion {
             public void immediateData(WorkCompletion wc, long data) {
                 wc.immediateData(data);
             }
+
+            @Override
+            public long[] counterValues(Counters counters) {
+                return counters.values();
+            }
         });
     }
 

@@ -104,6 +104,11 @@ final class ChannelLink implements FpduLink {
     }
 
     @Override
+    public long bytesPlacedDirect() {
+        return channel.bytesPlacedDirect();
+    }
+
+    @Override
     public void start(FpduHandler handler, Listener listener) {
         if (listener == null) {
             throw new IllegalArgumentException("listener must not be null");

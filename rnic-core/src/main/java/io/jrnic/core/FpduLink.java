@@ -140,6 +140,16 @@ public interface FpduLink {
     }
 
     /**
+     * Payload bytes the LLP read straight into placement targets so far, with no copy (the QP's
+     * {@code bytesPlacedDirect} counter; docs/observability.md). Read on {@link #executor()}.
+     *
+     * @return bytes; 0 (the default) for a link that always hands over whole ULPDUs
+     */
+    default long bytesPlacedDirect() {
+        return 0;
+    }
+
+    /**
      * Starts delivery; call once, on {@link #executor()}.
      *
      * @param handler  receives verified ULPDUs and the first stream fault

@@ -74,6 +74,8 @@ public final class QpEngine implements QpTransport {
     QpRxEngine rx;
     /** RDMA Flush, Verify and Atomic Write (draft-talpey-rdma-commit-01), both sides. */
     CommitDraft commit;
+    /** The QP's traffic counters; this engine's loop is their writer (docs/observability.md). */
+    QpCounters counters;
 
     // inbox: written by the QP under its lock, drained by the loop (guarded by inboxLock)
     private final Object inboxLock = new Object();
@@ -139,6 +141,7 @@ public final class QpEngine implements QpTransport {
         }
         this.upcalls = upcalls;
         this.qp = owner;
+        this.counters = owner.counters;
         this.stags = owner.rnic().stags;
         this.atomicsEnabled = owner.rnic().offers(RnicExtension.ATOMICS);
         this.immediateEnabled = owner.rnic().offers(RnicExtension.IMMEDIATE_DATA);
@@ -385,6 +388,7 @@ public final class QpEngine implements QpTransport {
             return true;
         }
         tx.sendTerminate(errorFor(term.terminateControl()));
+        JfrEvents.terminateSent(qp.rnic().name(), qp.id(), term);
         link.flush();
         link.close();
         return true;
@@ -447,7 +451,24 @@ public final class QpEngine implements QpTransport {
     void invalidTerminateReceived(IwarpError error, TerminateMessage received, AsyncEventType event) {
         LOG.warn("invalid Terminate from the peer on {} ({}): {}; closing without answering it (RFC 5040 §5.4)",
                 link, error.describe(), received);
+        terminateReceived(received, error.describe());
         upcalls.terminateReceived(received, event);
+    }
+
+    /**
+     * Counts a Terminate from the peer and raises io.jrnic.TerminateReceived, before the QP is told.
+     *
+     * @param validationError what it failed (RFC 5040 §7.1), or null for a valid Terminate
+     */
+    void terminateReceived(TerminateMessage message, String validationError) {
+        counters.add(io.jrnic.api.internal.CounterLayout.TERMINATES_RECEIVED, 1);
+        JfrEvents.terminateReceived(qp.rnic().name(), qp.id(), message, validationError);
+    }
+
+    /** An FPDU failed its MPA CRC (RFC 5044 §8): counted, and io.jrnic.CrcError. */
+    void crcError() {
+        counters.add(io.jrnic.api.internal.CounterLayout.CRC_ERRORS, 1);
+        JfrEvents.crcError(qp.rnic().name(), qp.id());
     }
 
     /** An error while building an outbound message (V-TERM-8): the WQE fails, the QP terminates. */

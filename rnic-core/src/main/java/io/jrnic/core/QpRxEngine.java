@@ -6,6 +6,7 @@ import io.jrnic.api.QpState;
 import io.jrnic.api.StagState;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.api.internal.CounterLayout;
 import io.jrnic.ddp.DdpError;
 import io.jrnic.ddp.DdpHeaderFlyweight;
 import io.jrnic.ddp.DdpReceiver;
@@ -99,6 +100,8 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     long bytesCopied;
     /** Payload bytes whose placement target was handed to the link. */
     long bytesPlacedDirect;
+    /** {@link FpduLink#bytesPlacedDirect()} as far as it is in the QP's counters. */
+    private long linkDirectCounted;
     /** The QP is closing: a segment other than a Terminate is a Bad Close (Verbs §6.2.5). */
     boolean closing;
 
@@ -306,12 +309,16 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
 
     @Override
     public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
+        engine.counters.add(CounterLayout.FPDUS_RECEIVED, 1);
         prevalidated = false;
         deliver(prefix, offset, ulpduLength);
     }
 
     @Override
     public void onUlpdu(MemorySegment segment, long offset, int length) {
+        if (!replaying) {
+            engine.counters.add(CounterLayout.FPDUS_RECEIVED, 1); // a replayed ULPDU was counted when held
+        }
         if (holding && !replaying) {
             hold(segment, offset, length);
             return;
@@ -328,6 +335,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         if (holding) {
             heldFault = fault; // acted on after the held ULPDUs, in stream order
             return;
+        }
+        if (fault == DeframeFault.CRC_MISMATCH) {
+            engine.crcError();
         }
         // RFC 5044 §8 / Verbs Figure 24: LLP errors carry no headers (M=D=R=0, R-TERM-014)
         prevalidated = false;
@@ -696,6 +706,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             }
             return;
         }
+        count();
         switch (opcode) {
             case RDMA_WRITE -> place(segment, offset); // R-WRITE-002: placed, never delivered
             case READ_RESPONSE -> {
@@ -718,6 +729,26 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             case IMMEDIATE_DATA, IMMEDIATE_DATA_SE -> deliverImmediate(segment, offset);
             case TERMINATE -> terminate(segment, offset + payloadStart, payloadLength);
             default -> { }
+        }
+    }
+
+    /**
+     * Counts a valid segment before it is processed, so that counters read after its completion
+     * include it (docs/observability.md): its message and DDP payload, and how a placed payload got
+     * into registered memory: the link's direct reads since the last count went straight from the
+     * socket, the rest of it is copied (by the deframer from its receive buffer, or below).
+     */
+    private void count() {
+        QpCounters c = engine.counters;
+        c.received(opcode, payloadLength, last);
+        if (placedDirect) {
+            long direct = engine.link.bytesPlacedDirect();
+            long read = direct - linkDirectCounted;
+            linkDirectCounted = direct;
+            c.add(CounterLayout.BYTES_PLACED_DIRECT, read);
+            c.add(CounterLayout.BYTES_COPIED, payloadLength - read);
+        } else if (payloadLength > 0 && opcode.ulpPayload()) {
+            c.add(CounterLayout.BYTES_COPIED, payloadLength); // place() or scatter() copies it
         }
     }
 
@@ -1005,7 +1036,9 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     /** RFC 5040 §5.4: a Terminate is delivered to the QP, decoded leniently, never answered (R-TERM-048). */
     private void terminate(MemorySegment segment, long at, int length) {
         ddp.stop();
-        engine.upcalls.terminateReceived(decodeTerminate(segment, at, length));
+        TerminateMessage m = decodeTerminate(segment, at, length);
+        engine.terminateReceived(m, null);
+        engine.upcalls.terminateReceived(m);
     }
 
     /** The Terminate header at {@code at}, decoded leniently, as the QP keeps it for Query QP. */

@@ -248,7 +248,7 @@ final class QpTxEngine {
             ord.add(w);
             int n = encoder.readRequest(header, 0, readMsn++, w.stags[0], w.tos[0], w.lengths[0], w.remoteStag,
                     w.remoteTo);
-            blocked = !engine.link.send(header, 0, n, null, 0, 0);
+            blocked = !send(header, 0, n, null, 0, 0);
             return SEGMENT_LAST;
         }
         if (kind == KIND_COMMIT) {
@@ -256,7 +256,7 @@ final class QpTxEngine {
             // Requests; the ORD queue matches the queue-3 response in order (C-FLUSH-012, C-AW-045)
             ord.add(w, CommitDraft.kind(w.opcode));
             int n = engine.commit.request(w, readMsn++);
-            blocked = !engine.link.send(engine.commit.buffer(), 0, n, null, 0, 0);
+            blocked = !send(engine.commit.buffer(), 0, n, null, 0, 0);
             return SEGMENT_LAST;
         }
         if (kind == KIND_ATOMIC) {
@@ -268,7 +268,7 @@ final class QpTxEngine {
                             w.addOrSwapMask)
                     : encoder.compareSwap(header, 0, readMsn++, id, w.remoteStag, w.remoteTo, w.addOrSwapData,
                             w.addOrSwapMask, w.compareData, w.compareMask);
-            blocked = !engine.link.send(header, 0, n, null, 0, 0);
+            blocked = !send(header, 0, n, null, 0, 0);
             return SEGMENT_LAST;
         }
         if (kind == KIND_IMMEDIATE) {
@@ -276,7 +276,7 @@ final class QpTxEngine {
             int n = encoder.immediateData(header, 0, opcode == RdmapOpcode.IMMEDIATE_DATA_SE, sendMsn++,
                     w.immediateData);
             sent(w);
-            blocked = !engine.link.send(header, 0, n, null, 0, 0, w.txToken);
+            blocked = !send(header, 0, n, null, 0, 0, w.txToken);
             return SEGMENT_LAST;
         }
         int headerLength = kind == KIND_WRITE ? TaggedHeaderFlyweight.HEADER_LENGTH
@@ -312,14 +312,14 @@ final class QpTxEngine {
                 : encoder.untaggedHeader(header, 0, opcode, last, w.invalidateStag, sendMsn, (int) done);
         done += chunk;
         if (!last) {
-            blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk);
+            blocked = !send(header, 0, n, payload, payloadOffset, chunk);
             return SEGMENT_MORE;
         }
         if (kind == KIND_SEND) {
             sendMsn++;
         }
         sent(w);
-        blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
+        blocked = !send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
         return SEGMENT_LAST;
     }
 
@@ -377,7 +377,7 @@ final class QpTxEngine {
         if (last) {
             ird.pop();
         }
-        blocked = !engine.link.send(header, 0, n, source, sourceOffset, chunk);
+        blocked = !send(header, 0, n, source, sourceOffset, chunk);
         return last ? SEGMENT_LAST : SEGMENT_MORE;
     }
 
@@ -401,7 +401,7 @@ final class QpTxEngine {
         }
         queue3Msn++;
         ird.pop();
-        blocked = !engine.link.send(engine.commit.buffer(), 0, n, null, 0, 0);
+        blocked = !send(engine.commit.buffer(), 0, n, null, 0, 0);
         return SEGMENT_LAST;
     }
 
@@ -427,7 +427,7 @@ final class QpTxEngine {
                 ird.headAddOrSwapData(), ird.headAddOrSwapMask(), ird.headCompareData(), ird.headCompareMask());
         int n = encoder.atomicResponse(header, 0, queue3Msn++, ird.headRequestId(), original);
         ird.pop();
-        blocked = !engine.link.send(header, 0, n, null, 0, 0);
+        blocked = !send(header, 0, n, null, 0, 0);
         return SEGMENT_LAST;
     }
 
@@ -479,7 +479,21 @@ final class QpTxEngine {
         boolean matching = latch.isSet() && latch.error() == error;
         int n = encoder.terminate(header, 0, error, matching ? latch.ddpHeader() : null,
                 matching ? latch.segmentLength() : 0, matching ? latch.readRequest() : null);
-        engine.link.send(header, 0, n, null, 0, 0);
+        send(header, 0, n, null, 0, 0);
+    }
+
+    /** Hands one FPDU to the link, counted first (docs/observability.md: completions follow the count). */
+    private boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                         long payloadOffset, int payloadLength) {
+        engine.counters.sent(header, headerOffset, headerLength, payloadLength, engine.features);
+        return engine.link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+    }
+
+    /** {@link #send(MemorySegment, long, int, MemorySegment, long, int)} with a completion token. */
+    private boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                         long payloadOffset, int payloadLength, long token) {
+        engine.counters.sent(header, headerOffset, headerLength, payloadLength, engine.features);
+        return engine.link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
     }
 
     /** The link took every FPDU up to this token: complete the Sends and Writes it finished. */

@@ -54,7 +54,9 @@ final class SoftConnection implements Connection {
     /** The queue pair left the stream (run by the event dispatcher, outside the locks). */
     void streamClosed() {
         // Verbs §6.6.2: Idle after a graceful close (LLP_CLOSE_COMPLETE), Error for every other end
-        closed.complete(queuePair.state() == QpState.IDLE ? QpState.IDLE : QpState.ERROR);
+        QpState end = queuePair.state() == QpState.IDLE ? QpState.IDLE : QpState.ERROR;
+        JfrEvents.connectionClosed(queuePair.rnic().name(), this, end);
+        closed.complete(end);
     }
 
     @Override

@@ -419,19 +419,29 @@ final class SoftConnectionManager implements ConnectionManager {
             } catch (RuntimeException e) {
                 channel.abort();
                 busy.remove(qp);
-                result.completeExceptionally(new ConnectionException(ConnectionException.Reason.QUEUE_PAIR_UNUSABLE,
+                ConnectionException failure = new ConnectionException(ConnectionException.Reason.QUEUE_PAIR_UNUSABLE,
                         "connection established but QP " + qp.id() + " cannot enter RTS: " + e.getMessage(), -1, null,
-                        p.peerIrd(), p.peerOrd(), e));
+                        p.peerIrd(), p.peerOrd(), e);
+                JfrEvents.connectionSetupFailed(rnic.name(), qp.id(), role(), info.remoteAddress(), failure);
+                result.completeExceptionally(failure);
                 return;
             }
             busy.remove(qp);
+            JfrEvents.connectionEstablished(rnic.name(), connection);
             result.complete(connection);
         }
 
         @Override
         public void onFailed(SetupFailure failure) {
             busy.remove(qp);
-            result.completeExceptionally(failure(failure));
+            ConnectionException e = failure(failure);
+            JfrEvents.connectionSetupFailed(rnic.name(), qp.id(), role(), null, e);
+            result.completeExceptionally(e);
+        }
+
+        /** The side of this setup: the Responder knows the attributes it accepted with. */
+        private Connection.Role role() {
+            return acceptAttributes == null ? Connection.Role.INITIATOR : Connection.Role.RESPONDER;
         }
     }
 
@@ -454,7 +464,9 @@ final class SoftConnectionManager implements ConnectionManager {
 
         @Override
         public void onSetupFailed(SocketAddress remote, SetupFailure failure) {
-            handler.onSetupFailed(remote, failure(failure));
+            ConnectionException e = failure(failure);
+            JfrEvents.connectionSetupFailed(rnic.name(), -1, Connection.Role.RESPONDER, remote, e);
+            handler.onSetupFailed(remote, e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.jrnic.core;
 import io.jrnic.api.AccessRights;
 import io.jrnic.api.AsyncEvent;
 import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.Counters;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.QpState;
 import io.jrnic.api.QueuePair;
@@ -60,6 +61,8 @@ final class SoftQueuePair implements QueuePair {
     private final Object lock = new Object();
 
     private volatile QpState state = QpState.IDLE;
+    /** Traffic counters, written by the engine of the QP's connection (docs/observability.md). */
+    final QpCounters counters = new QpCounters();
     private volatile boolean destroyed;
     private volatile int ird;
     private int ord;
@@ -586,6 +589,15 @@ final class SoftQueuePair implements QueuePair {
 
     // ---- state changes ------------------------------------------------------------------------
 
+    /** Every state change goes through here (under the lock): the JFR event io.jrnic.QpStateChange. */
+    private void moveTo(QpState next) {
+        QpState from = state;
+        state = next;
+        if (from != next) {
+            JfrEvents.qpStateChange(rnic.name(), id, from, next);
+        }
+    }
+
     private void raise(AsyncEventType type) {
         rnic.events.raise(new AsyncEvent(type, this));
     }
@@ -594,7 +606,7 @@ final class SoftQueuePair implements QueuePair {
         if (state != QpState.RTS) {
             return;
         }
-        state = QpState.TERMINATE; // V-QPS-44: stop processing; queued WQEs are flushed on Error
+        moveTo(QpState.TERMINATE); // V-QPS-44: stop processing; queued WQEs are flushed on Error
         terminateMessage = message;
         transport.terminate(message); // V-QPS-45/46: send the Terminate, then LLP close
     }
@@ -651,7 +663,7 @@ final class SoftQueuePair implements QueuePair {
     /** Enters Error: disassociated from the LLP and every incomplete WQE flushed (§6.2.4). */
     private void enterError() {
         detach();
-        state = QpState.ERROR;
+        moveTo(QpState.ERROR);
         flushAll();
         // blocked CQ polls: return the flushed completions, then report that no more will come
         sendCq.queuePairFailed(this);
@@ -817,7 +829,7 @@ final class SoftQueuePair implements QueuePair {
                 if (cur == QpState.IDLE) {
                     transport = newTransport;
                     link = new Link();
-                    state = QpState.RTS;
+                    moveTo(QpState.RTS);
                     newTransport.start(link, m.streamMessage());
                     processSq(); // V-QPS-22: WQEs posted in Idle start now
                 }
@@ -825,12 +837,12 @@ final class SoftQueuePair implements QueuePair {
             case CLOSING -> {
                 if (sqHead < sqTail || transport.remoteReadsInProgress()) {
                     // V-QPS-31, V-QPS-82: Closing then at once Error, Bad Close
-                    state = QpState.CLOSING;
+                    moveTo(QpState.CLOSING);
                     resetTransport();
                     raise(AsyncEventType.BAD_CLOSE);
                     enterError();
                 } else {
-                    state = QpState.CLOSING; // V-QPS-30: no event for a requested close
+                    moveTo(QpState.CLOSING); // V-QPS-30: no event for a requested close
                     flushReceives();
                     transport.close();
                 }
@@ -842,7 +854,7 @@ final class SoftQueuePair implements QueuePair {
             }
             case IDLE -> {
                 if (cur == QpState.ERROR) {
-                    state = QpState.IDLE;
+                    moveTo(QpState.IDLE);
                     terminateMessage = null;
                 }
             }
@@ -905,6 +917,11 @@ final class SoftQueuePair implements QueuePair {
                 maxSendSge, maxWriteSge, withSrq ? 0 : rq.maxSge(), maxInline, ird, ord, inboundRead, inboundWrite,
                 bindWindows, privileged, signalAll, rqLimit, rqLimitArmed, transport,
                 s == QpState.TERMINATE || s == QpState.ERROR ? terminateMessage : null);
+    }
+
+    @Override
+    public Counters counters(Counters into) {
+        return counters.readInto(into);
     }
 
     @Override
@@ -1077,7 +1094,7 @@ final class SoftQueuePair implements QueuePair {
                         raise(AsyncEventType.BAD_LLP_CLOSE);
                         enterTerminate(new TerminateMessage(AsyncEventType.BAD_LLP_CLOSE.terminateCode(), true, null));
                     } else {
-                        state = QpState.CLOSING; // reported by LLP_CLOSE_COMPLETE on reaching Idle (V-NOTE-10)
+                        moveTo(QpState.CLOSING); // reported by LLP_CLOSE_COMPLETE on reaching Idle (V-NOTE-10)
                         flushReceives();
                         transport.close();
                     }
@@ -1097,7 +1114,7 @@ final class SoftQueuePair implements QueuePair {
                     if (state == QpState.CLOSING) {
                         detach(); // V-QPS-81: disassociate, event, then Idle
                         raise(AsyncEventType.LLP_CLOSE_COMPLETE);
-                        state = QpState.IDLE;
+                        moveTo(QpState.IDLE);
                     } else if (state == QpState.TERMINATE) {
                         enterError(); // V-QPS-54
                     }
@@ -1160,7 +1177,7 @@ final class SoftQueuePair implements QueuePair {
                     }
                     if (state == QpState.RTS) {
                         // V-QPS-38: Terminate state, event, and no Terminate sent back
-                        state = QpState.TERMINATE;
+                        moveTo(QpState.TERMINATE);
                         terminateMessage = message;
                         failWorkInProgress();
                         raise(event);

@@ -4,6 +4,7 @@ import io.jrnic.api.AsyncEventHandler;
 import io.jrnic.api.CompletionEventHandler;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.ConnectionManager;
+import io.jrnic.api.Counters;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.QueuePairConfig;
@@ -14,6 +15,8 @@ import io.jrnic.api.RnicExtension;
 import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
+import io.jrnic.api.internal.ApiAccess;
+import io.jrnic.api.internal.CounterLayout;
 
 import io.jrnic.core.transport.NativeViews;
 
@@ -58,6 +61,12 @@ public final class SoftRnic implements Rnic {
     private final AtomicInteger nextQpId = new AtomicInteger(1);
     private final Map<Integer, SoftProtectionDomain> pds = new ConcurrentHashMap<>();
     private final Map<Integer, SoftQueuePair> qps = new ConcurrentHashMap<>();
+    /** Guards {@link #liveCounters} and {@link #retiredCounters}: a QP is counted in exactly one. */
+    private final Object countersLock = new Object();
+    /** The counters of the QPs not destroyed (an array, so that reading them allocates nothing). */
+    private QpCounters[] liveCounters = new QpCounters[0];
+    /** The sum of the counters of the destroyed QPs ({@link CounterLayout} slots). */
+    private final long[] retiredCounters = new long[CounterLayout.LENGTH];
     private final List<SoftCompletionQueue> cqs = new ArrayList<>();
     private final List<SoftSharedReceiveQueue> srqs = new ArrayList<>();
     private final CompletionEventHandler[] completionHandlers;
@@ -422,6 +431,7 @@ public final class SoftRnic implements Rnic {
             pd.qps++;
             pd.users.incrementAndGet();
             qps.put(qp.id(), qp);
+            counted(qp, true);
             return qp;
         }
     }
@@ -450,6 +460,44 @@ public final class SoftRnic implements Rnic {
         qp.pd().qps--;
         qp.pd().users.decrementAndGet();
         qps.remove(qp.id());
+        counted(qp, false);
+    }
+
+    /**
+     * Keeps the per-RNIC counters the sum over every QP ever created: a destroyed QP's counters are
+     * added to {@link #retiredCounters} (docs/observability.md).
+     */
+    private void counted(SoftQueuePair qp, boolean created) {
+        synchronized (countersLock) {
+            if (created) {
+                liveCounters = java.util.Arrays.copyOf(liveCounters, liveCounters.length + 1);
+                liveCounters[liveCounters.length - 1] = qp.counters;
+                return;
+            }
+            QpCounters[] live = liveCounters;
+            for (int i = 0; i < live.length; i++) {
+                if (live[i] == qp.counters) {
+                    live[i].addTo(retiredCounters);
+                    QpCounters[] rest = new QpCounters[live.length - 1];
+                    System.arraycopy(live, 0, rest, 0, i);
+                    System.arraycopy(live, i + 1, rest, i, rest.length - i);
+                    liveCounters = rest;
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public Counters counters(Counters into) {
+        long[] v = ApiAccess.get().counterValues(into);
+        synchronized (countersLock) {
+            System.arraycopy(retiredCounters, 0, v, 0, v.length);
+            for (QpCounters c : liveCounters) {
+                c.addTo(v);
+            }
+        }
+        return into;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jrnic.api.internal;
 
+import io.jrnic.api.Counters;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.WorkCompletion;
@@ -8,7 +9,8 @@ import io.jrnic.api.WorkCompletionStatus;
 import java.lang.invoke.MethodHandles;
 
 /**
- * What only the RNIC implementation may do to API objects: fill a polled {@link WorkCompletion}.
+ * What only the RNIC implementation may do to API objects: fill a polled {@link WorkCompletion}
+ * and a {@link Counters} holder.
  * The package is exported to {@code io.jrnic.core} alone, so on the module path applications
  * cannot reach it; the API classes install the one instance from their static initializers.
  *
@@ -74,4 +76,12 @@ public abstract class ApiAccess {
      * @param data the 8 bytes of Immediate Data
      */
     public abstract void immediateData(WorkCompletion wc, long data);
+
+    /**
+     * The slots of a counter holder ({@link CounterLayout}), for the implementation to fill.
+     *
+     * @param counters the caller's holder
+     * @return its array (not a copy)
+     */
+    public abstract long[] counterValues(Counters counters);
 }
