@@ -47,7 +47,7 @@ public final class Examples {
     /**
      * Runs the named examples.
      *
-     * @param args {@code basics}, {@code kv}, {@code log} or {@code all} (the default)
+     * @param args {@code basics}, {@code error}, {@code kv}, {@code log} or {@code all} (the default)
      * @throws Exception when a process cannot be started
      */
     public static void main(String[] args) throws Exception {
@@ -57,7 +57,8 @@ public final class Examples {
     /**
      * Runs one example (or all of them, one after the other).
      *
-     * @param name {@code basics}, {@code kv}, {@code log} or {@code all}
+     * @param name {@code basics}, {@code error} (basics ending with a remote Terminate), {@code kv},
+     *             {@code log} or {@code all} (all but {@code error})
      * @param out  where the processes' output goes, one prefixed line each
      * @return the exit status
      * @throws Exception when a process cannot be started or the wait is interrupted
@@ -65,6 +66,7 @@ public final class Examples {
     public static int run(String name, PrintStream out) throws Exception {
         return switch (name) {
             case "basics" -> pair("basics", out, BasicsServer.class, List.of(), BasicsClient.class, List.of());
+            case "error" -> pair("error", out, BasicsServer.class, List.of(), BasicsClient.class, List.of("--error"));
             case "kv" -> pair("kv", out, KvServer.class, List.of("--once"), KvClient.class, List.of());
             case "log" -> log(out);
             case "all" -> {
@@ -77,7 +79,7 @@ public final class Examples {
                 yield 0;
             }
             default -> {
-                out.println("usage: Examples basics|kv|log|all");
+                out.println("usage: Examples basics|error|kv|log|all");
                 yield 2;
             }
         };

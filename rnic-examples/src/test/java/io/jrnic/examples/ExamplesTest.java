@@ -42,9 +42,25 @@ class ExamplesTest {
                 .contains("[basics server] server: received \"hello from ")
                 .contains("[basics server] server: region[0, 65536) holds the client's pattern")
                 .contains("[basics server] server: counter = 4242")
-                .contains("[basics server] server: client disconnected, queue pair IDLE")
+                .contains("[basics server] server: connection ended, queue pair IDLE")
                 .contains("[basics client] client: disconnected, queue pair IDLE")
                 .doesNotContain("Exception", "SLF4J(W)");
+    }
+
+    @Test
+    @Timeout(150)
+    void aReadPastTheRegionEndsInTheServersTerminate() throws Exception {
+        String out = run("error");
+        // RFC 5040 §7.4: RDMAP remote protection error, base or bounds violation, sent by the Data Source
+        assertThat(out)
+                .contains("[error client] client: async event TERMINATE_MESSAGE_RECEIVED")
+                .contains("[error client] client: RDMA Read past the region completed with REMOTE_TERMINATION_ERROR")
+                .contains("[error client] client: TerminateMessage[RDMAP 0/1/0x01 Remote Protection Error: Base or bounds"
+                        + " violation, remote, ")
+                .contains("[error client] client: CompletionQueue.take threw INVALID_QP_STATE: QP ")
+                .contains("[error client] client: queue pair ERROR")
+                .contains("[error server] server: connection ended, queue pair ERROR; sent Terminate RDMAP 0/1/0x01")
+                .doesNotContain("Exception in thread");
     }
 
     @Test

@@ -25,9 +25,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The client of the Verbs tour: connects to {@link BasicsServer}, takes the region descriptor from
  * the MPA Reply, then does an RDMA Write of 64 KiB, a Read back, a FetchAdd and a CmpSwap on the
- * region's counter, a Flush, and finally a Send the server receives.
+ * region's counter, a Flush, and finally a Send the server receives. With {@code --error} it then
+ * reads past the end of the region, which the server's RNIC answers with a Terminate.
  *
- * <pre>java -cp rnic-examples.jar io.jrnic.examples.basics.BasicsClient [--connect 127.0.0.1:7470]</pre>
+ * <pre>java -cp rnic-examples.jar io.jrnic.examples.basics.BasicsClient [--connect 127.0.0.1:7470] [--error]</pre>
  */
 public final class BasicsClient {
     /** Bytes of the RDMA Write and of the Read back. */
@@ -53,14 +54,39 @@ public final class BasicsClient {
     }
 
     /**
+     * What a remote error looks like to the application: an RDMA Read of bytes past the end of the
+     * region. The server's RNIC refuses the Read Request with a Terminate (RFC 5040 §7.4, RDMAP
+     * remote protection error, base or bounds violation) and closes the stream; here the Read
+     * completes with Remote Termination Error, the queue pair is in Error, Query QP returns the
+     * Terminate, and a further wait on the CQ reports the failed queue pair.
+     */
+    private static void readPastTheRegion(QueuePair qp, CompletionQueue cq, MemoryRegion mr, long sink,
+                                          RemoteBuffer region) throws InterruptedException {
+        qp.postSend(new SendWorkRequest().wrId(7).opcode(Opcode.RDMA_READ).sge(mr.stag(), sink, 4096)
+                .remote(region.stag(), region.to() + region.length() - 1024));
+        WorkCompletion wc = cq.take(new WorkCompletion());
+        System.out.println("client: RDMA Read past the region completed with " + wc.status());
+        System.out.println("client: " + qp.query().terminateMessage());
+        try {
+            cq.take(wc); // nothing else was outstanding: this reports the failed queue pair
+        } catch (io.jrnic.api.VerbsException e) {
+            System.out.println("client: CompletionQueue.take threw " + e.getMessage());
+        }
+        System.out.println("client: queue pair " + qp.state());
+    }
+
+    /**
      * Runs the client.
      *
-     * @param args {@code [--connect HOST:PORT]}
+     * @param args {@code [--connect HOST:PORT] [--error]} ({@code --error}: end with a Read the
+     *             server refuses, to show a remote Terminate)
      * @throws Exception when anything fails (the exit status is then 1)
      */
     public static void main(String[] args) throws Exception {
         InetSocketAddress server = Example.connectAddress(args, 7470);
         try (Rnic rnic = Rnic.open(new RnicConfig())) {
+            // Affiliated asynchronous events (Verbs §8.3.3): a Terminate, a reset, a close.
+            rnic.setAsyncEventHandler((r, event) -> System.out.println("client: async event " + event.type()));
             ProtectionDomain pd = rnic.allocatePd();
             CompletionQueue cq = rnic.createCq(16);
             // Local memory: [0, 64K) the Write's source, [64K, 128K) the Read's sink, then 8 bytes
@@ -122,6 +148,10 @@ public final class BasicsClient {
                 qp.postSend(wr.reset().wrId(6).opcode(Opcode.SEND).sge(mr.stag(), base + 2L * n + 8, text.length));
                 Example.await(cq, wc, "Send");
                 System.out.println("client: Send of " + text.length + " bytes completed");
+
+                if (Example.flag(args, "--error")) {
+                    readPastTheRegion(qp, cq, mr, base + n, region);
+                }
             } // Connection.close(): a graceful disconnect (Modify QP to Closing), waits for Idle
             System.out.println("client: disconnected, queue pair " + qp.state());
         }

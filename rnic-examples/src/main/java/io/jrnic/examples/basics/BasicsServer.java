@@ -104,7 +104,9 @@ public final class BasicsServer {
             System.out.println("server: counter = " + counter);
             Example.check(counter == BasicsClient.EXPECTED_COUNTER, "counter " + counter);
 
-            System.out.println("server: client disconnected, queue pair " + connection.closed().toCompletableFuture().get());
+            // The client's disconnect ends the connection gracefully (Idle); a Terminate in Error.
+            System.out.println("server: connection ended, queue pair " + connection.closed().toCompletableFuture().get()
+                    + Example.terminateOf(connection.queuePair()));
             listener.close();
         }
     }
