@@ -47,7 +47,8 @@ public final class Examples {
     /**
      * Runs the named examples.
      *
-     * @param args {@code basics}, {@code error}, {@code kv}, {@code log} or {@code all} (the default)
+     * @param args {@code basics}, {@code error}, {@code hello}, {@code kv}, {@code log} or {@code all}
+     *             (the default)
      * @throws Exception when a process cannot be started
      */
     public static void main(String[] args) throws Exception {
@@ -57,8 +58,9 @@ public final class Examples {
     /**
      * Runs one example (or all of them, one after the other).
      *
-     * @param name {@code basics}, {@code error} (basics ending with a remote Terminate), {@code kv},
-     *             {@code log} or {@code all} (all but {@code error})
+     * @param name {@code basics}, {@code error} (basics ending with a remote Terminate), {@code hello}
+     *             (the README's program against the basics server), {@code kv}, {@code log} or
+     *             {@code all} (basics, kv and log)
      * @param out  where the processes' output goes, one prefixed line each
      * @return the exit status
      * @throws Exception when a process cannot be started or the wait is interrupted
@@ -66,6 +68,7 @@ public final class Examples {
     public static int run(String name, PrintStream out) throws Exception {
         return switch (name) {
             case "basics" -> pair("basics", out, BasicsServer.class, List.of(), BasicsClient.class, List.of());
+            case "hello" -> pair("hello", out, BasicsServer.class, List.of(), Hello.class, List.of());
             case "error" -> pair("error", out, BasicsServer.class, List.of(), BasicsClient.class, List.of("--error"));
             case "kv" -> pair("kv", out, KvServer.class, List.of("--once"), KvClient.class, List.of());
             case "log" -> log(out);
@@ -79,7 +82,7 @@ public final class Examples {
                 yield 0;
             }
             default -> {
-                out.println("usage: Examples basics|error|kv|log|all");
+                out.println("usage: Examples basics|error|hello|kv|log|all");
                 yield 2;
             }
         };
@@ -114,7 +117,9 @@ public final class Examples {
             if (listening == null) {
                 return await(serverProcess, serverOutput); // it ended before it listened
             }
-            clientProcess = start(client, concat(List.of("--connect", "127.0.0.1:" + listening), clientArgs));
+            // Hello, the README's program, takes the port alone; the others --connect HOST:PORT
+            clientProcess = start(client, client == Hello.class ? List.of(listening.toString())
+                    : concat(List.of("--connect", "127.0.0.1:" + listening), clientArgs));
             int clientStatus = await(clientProcess, relay(clientProcess, "[" + label + " client] ", out, null));
             if (clientStatus != 0) {
                 return clientStatus; // the server may wait for a client that is gone: the finally kills it

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Timeout;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -45,6 +47,31 @@ class ExamplesTest {
                 .contains("[basics server] server: connection ended, queue pair IDLE")
                 .contains("[basics client] client: disconnected, queue pair IDLE")
                 .doesNotContain("Exception", "SLF4J(W)");
+    }
+
+    @Test
+    @Timeout(150)
+    void theReadmesProgramWritesIntoTheBasicsServersRegion() throws Exception {
+        String out = run("hello");
+        assertThat(out)
+                .containsPattern("\\[hello client\\] RDMA Write to RemoteBuffer\\[stag=0x[0-9a-f]+, to=0x[0-9a-f]+,"
+                        + " length=1048576\\]: SUCCESS")
+                .contains("[hello server] server: the client disconnected without a Send; the region starts with"
+                        + " \"jjjjjjjjjjjjjjjj\"")
+                .doesNotContain("Exception");
+    }
+
+    @Test
+    void theReadmeShowsHelloAsItIsCompiledAndRun() throws Exception {
+        // the README's ```java block after its "Hello.java" marker is this module's Hello.java, from
+        // the imports on: what the README shows is what this build compiles and the test above runs
+        String readme = Files.readString(Path.of("..", "README.md"));
+        int marker = readme.indexOf("<!-- rnic-examples/src/main/java/io/jrnic/examples/Hello.java -->");
+        assertThat(marker).as("README marker").isNotNegative();
+        int start = readme.indexOf("```java\n", marker) + "```java\n".length();
+        String shown = readme.substring(start, readme.indexOf("```", start));
+        String source = Files.readString(Path.of("src/main/java/io/jrnic/examples/Hello.java"));
+        assertThat(source.substring(source.indexOf("import "))).isEqualTo(shown);
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.jrnic.api.RemoteBuffer;
 import io.jrnic.api.Rnic;
 import io.jrnic.api.RnicConfig;
 import io.jrnic.api.WorkCompletion;
+import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.examples.Example;
 
 import java.lang.foreign.MemorySegment;
@@ -90,7 +91,12 @@ public final class BasicsServer {
             // Everything one-sided happens without this side: the first completion it sees is the
             // receive of the Send the client posts after its Write, Read, atomics and Flush.
             WorkCompletion wc = cq.take(new WorkCompletion());
-            Example.check(wc.status() == io.jrnic.api.WorkCompletionStatus.SUCCESS,
+            if (wc.status() == WorkCompletionStatus.FLUSHED) { // a client that leaves without a Send (Hello)
+                System.out.println("server: the client disconnected without a Send; the region starts with \""
+                        + new String(region.asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8) + "\"");
+                return;
+            }
+            Example.check(wc.status() == WorkCompletionStatus.SUCCESS,
                     "receive failed: " + wc.status() + Example.terminateOf(wc.queuePair()));
             String message = new String(inbox.asSlice(0, wc.byteLength()).toArray(ValueLayout.JAVA_BYTE),
                     StandardCharsets.UTF_8);
