@@ -86,6 +86,7 @@ class ExamplesTest {
                         + " violation, remote, ")
                 .contains("[error client] client: CompletionQueue.take threw INVALID_QP_STATE: QP ")
                 .contains("[error client] client: queue pair ERROR")
+                .contains("[error server] server: async event IRRQ_BASE_BOUNDS")
                 .contains("[error server] server: connection ended, queue pair ERROR; sent Terminate RDMAP 0/1/0x01")
                 .doesNotContain("Exception in thread");
     }

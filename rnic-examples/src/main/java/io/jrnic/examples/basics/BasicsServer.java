@@ -48,6 +48,8 @@ public final class BasicsServer {
     public static void main(String[] args) throws Exception {
         InetSocketAddress address = Example.listenAddress(args, 7470);
         try (Rnic rnic = Rnic.open(new RnicConfig())) {
+            // Affiliated asynchronous events (Verbs §8.3.3), e.g. the error behind a Terminate this side sends.
+            rnic.setAsyncEventHandler((r, event) -> System.out.println("server: async event " + event.type()));
             ProtectionDomain pd = rnic.allocatePd();
             CompletionQueue cq = rnic.createCq(16);
 
