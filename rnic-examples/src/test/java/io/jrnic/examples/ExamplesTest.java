@@ -78,7 +78,7 @@ class ExamplesTest {
     @Timeout(150)
     void aReadPastTheRegionEndsInTheServersTerminate() throws Exception {
         String out = run("error");
-        // RFC 5040 §7.4: RDMAP remote protection error, base or bounds violation, sent by the Data Source
+        // RFC 5040 §4.8 / §7.2: RDMAP remote protection error, base or bounds violation, sent by the Data Source
         assertThat(out)
                 .contains("[error client] client: async event TERMINATE_MESSAGE_RECEIVED")
                 .contains("[error client] client: RDMA Read past the region completed with REMOTE_TERMINATION_ERROR")

@@ -55,7 +55,7 @@ public final class BasicsClient {
 
     /**
      * What a remote error looks like to the application: an RDMA Read of bytes past the end of the
-     * region. The server's RNIC refuses the Read Request with a Terminate (RFC 5040 §7.4, RDMAP
+     * region. The server's RNIC refuses the Read Request with a Terminate (RFC 5040 §7.2, §4.8: RDMAP
      * remote protection error, base or bounds violation) and closes the stream; here the Read
      * completes with Remote Termination Error, the queue pair is in Error, Query QP returns the
      * Terminate, and a further wait on the CQ reports the failed queue pair.

@@ -53,7 +53,7 @@ public final class BasicsServer {
             ProtectionDomain pd = rnic.allocatePd();
             CompletionQueue cq = rnic.createCq(16);
 
-            // The region the client works on, with every remote right it uses (Verbs §7.2.1): Write
+            // The region the client works on, with every remote right it uses (Verbs §7.5.2): Write
             // and Read, atomics (RFC 7306 §5) and Flush to global visibility (draft-talpey-rdma-commit).
             MemorySegment region = rnic.allocateMemory(REGION_BYTES, 4096);
             MemoryRegion regionMr = pd.registration(region)

@@ -85,7 +85,7 @@ public final class KvServer {
         InetSocketAddress address = Example.listenAddress(args, 7471);
         try (Rnic rnic = Rnic.open(new RnicConfig())) {
             KvServer server = new KvServer(rnic);
-            // Clients only read the table: Remote Read, no Remote Write (Verbs §7.2.1).
+            // Clients only read the table: Remote Read, no Remote Write (Verbs §7.5.2).
             MemoryRegion tableMr = server.pd.registration(server.table)
                     .access(Access.LOCAL_READ, Access.LOCAL_WRITE, Access.REMOTE_READ).register();
             byte[] advertisement = RemoteBuffer.of(tableMr).toBytes();
