@@ -1,6 +1,8 @@
 package io.jrnic.examples;
 
 import io.jrnic.api.CompletionQueue;
+import io.jrnic.api.ConnectionSettings;
+import io.jrnic.api.CrcMode;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletion;
@@ -49,6 +51,19 @@ public final class Example {
             throw new IllegalArgumentException("--connect wants HOST:PORT, got " + hostPort);
         }
         return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    }
+
+    /**
+     * The connection settings: the defaults, but for {@code --crc off}, which sends C=0 in the MPA
+     * frames (RFC 5044 §4.4): CRCs are then off when the peer sends C=0 too (Linux siw's default as
+     * Initiator), and TCP's checksum alone guards the data.
+     *
+     * @param args the command line
+     * @return new settings
+     */
+    public static ConnectionSettings settings(String[] args) {
+        boolean off = option(args, "--crc", "on").equals("off");
+        return new ConnectionSettings().crc(off ? CrcMode.OFF : CrcMode.OPTIONAL);
     }
 
     /**

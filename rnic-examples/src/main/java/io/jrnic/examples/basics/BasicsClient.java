@@ -3,7 +3,6 @@ package io.jrnic.examples.basics;
 import io.jrnic.api.Access;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.Connection;
-import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.ProtectionDomain;
@@ -28,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  * region's counter, a Flush, and finally a Send the server receives. With {@code --error} it then
  * reads past the end of the region, which the server's RNIC answers with a Terminate.
  *
- * <pre>java -cp rnic-examples.jar io.jrnic.examples.basics.BasicsClient [--connect 127.0.0.1:7470] [--error]</pre>
+ * <pre>java -cp rnic-examples.jar io.jrnic.examples.basics.BasicsClient [--connect 127.0.0.1:7470] [--crc off] [--error]</pre>
  */
 public final class BasicsClient {
     /** Bytes of the RDMA Write and of the Read back. */
@@ -78,7 +77,7 @@ public final class BasicsClient {
     /**
      * Runs the client.
      *
-     * @param args {@code [--connect HOST:PORT] [--error]} ({@code --error}: end with a Read the
+     * @param args {@code [--connect HOST:PORT] [--crc off] [--error]} ({@code --error}: end with a Read the
      *             server refuses, to show a remote Terminate)
      * @throws Exception when anything fails (the exit status is then 1)
      */
@@ -99,7 +98,7 @@ public final class BasicsClient {
             long base = local.address(); // a VA-based region: Tagged Offsets are addresses
             QueuePair qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).readDepths(4, 4));
 
-            try (Connection connection = rnic.connectionManager().connect(qp, server, new ConnectionSettings(), null)
+            try (Connection connection = rnic.connectionManager().connect(qp, server, Example.settings(args), null)
                     .toCompletableFuture().get(10, TimeUnit.SECONDS)) {
                 RemoteBuffer region = RemoteBuffer.fromBytes(connection.peerPrivateData());
                 System.out.println("client: connected to " + connection.remoteAddress() + ", server region " + region);

@@ -4,7 +4,6 @@ import io.jrnic.api.Access;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionManager;
-import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
@@ -28,7 +27,7 @@ import java.util.concurrent.CompletableFuture;
  * one client write, read, atomically update and flush it; then receives the client's Send, checks
  * what the one-sided operations left in its memory and waits for the client to disconnect.
  *
- * <pre>java -cp rnic-examples.jar io.jrnic.examples.basics.BasicsServer [--port 7470] [--bind ADDR]</pre>
+ * <pre>java -cp rnic-examples.jar io.jrnic.examples.basics.BasicsServer [--port 7470] [--bind ADDR] [--crc off]</pre>
  */
 public final class BasicsServer {
     /** The advertised region's size. */
@@ -42,7 +41,7 @@ public final class BasicsServer {
     /**
      * Runs the server.
      *
-     * @param args {@code [--port N] [--bind ADDR]}
+     * @param args {@code [--port N] [--bind ADDR] [--crc off]}
      * @throws Exception when anything fails (the exit status is then 1)
      */
     public static void main(String[] args) throws Exception {
@@ -65,7 +64,7 @@ public final class BasicsServer {
             MemoryRegion inboxMr = pd.registration(inbox).access(Access.LOCAL_WRITE).register();
 
             CompletableFuture<Connection> accepted = new CompletableFuture<>();
-            ConnectionManager.Listener listener = rnic.connectionManager().listen(address, new ConnectionSettings(),
+            ConnectionManager.Listener listener = rnic.connectionManager().listen(address, Example.settings(args),
                     request -> {
                         // Runs on the RNIC's event loop: create, post and accept, but never block here.
                         if (accepted.isDone()) {

@@ -4,7 +4,6 @@ import io.jrnic.api.Access;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionManager;
-import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.ProtectionDomain;
@@ -43,8 +42,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Each connection gets a queue pair, a CQ and a thread that takes its completions: a Receive
  * is a PUT request, answered with a Send. The thread ends when the connection does.
  *
- * <pre>java -cp rnic-examples.jar io.jrnic.examples.kv.KvServer [--port 7471] [--bind ADDR] [--once]</pre>
- * ({@code --once}: exit after the first client disconnected.)
+ * <pre>java -cp rnic-examples.jar io.jrnic.examples.kv.KvServer [--port 7471] [--bind ADDR] [--crc off] [--once]</pre>
+ * ({@code --once}: exit once no client is connected any more.)
  */
 public final class KvServer {
     /** Slots of the table (a power of two): 1024 x 256 bytes = 256 KiB. */
@@ -68,6 +67,7 @@ public final class KvServer {
     private final ProtectionDomain pd;
     private final MemorySegment table;
     private final AtomicInteger sessions = new AtomicInteger();
+    private final AtomicInteger open = new AtomicInteger();
 
     private KvServer(Rnic rnic) {
         this.rnic = rnic;
@@ -78,7 +78,7 @@ public final class KvServer {
     /**
      * Runs the server.
      *
-     * @param args {@code [--port N] [--bind ADDR] [--once]}
+     * @param args {@code [--port N] [--bind ADDR] [--crc off] [--once]}
      * @throws Exception when anything fails (the exit status is then 1)
      */
     public static void main(String[] args) throws Exception {
@@ -90,13 +90,13 @@ public final class KvServer {
                     .access(Access.LOCAL_READ, Access.LOCAL_WRITE, Access.REMOTE_READ).register();
             byte[] advertisement = RemoteBuffer.of(tableMr).toBytes();
 
-            CompletableFuture<Void> firstSessionEnded = new CompletableFuture<>();
-            ConnectionManager.Listener listener = rnic.connectionManager().listen(address, new ConnectionSettings(),
-                    request -> server.accept(request, advertisement, firstSessionEnded));
+            CompletableFuture<Void> idle = new CompletableFuture<>(); // no session open any more
+            ConnectionManager.Listener listener = rnic.connectionManager().listen(address, Example.settings(args),
+                    request -> server.accept(request, advertisement, idle));
             System.out.println("server: listening on port " + ((InetSocketAddress) listener.localAddress()).getPort()
                     + ", table " + RemoteBuffer.of(tableMr) + " (" + SLOTS + " slots)");
             if (Example.flag(args, "--once")) {
-                firstSessionEnded.get();
+                idle.get();
             } else {
                 new CompletableFuture<Void>().get(); // until the process is stopped
             }
@@ -121,6 +121,7 @@ public final class KvServer {
                 return;
             }
             int id = sessions.incrementAndGet();
+            open.incrementAndGet();
             Thread worker = Thread.ofPlatform().name("kv-session-" + id)
                     .start(() -> serve(id, connection, cq, mr, buffers, ended));
             // A graceful close by the client completes no work request: wake the worker instead.
@@ -178,7 +179,9 @@ public final class KvServer {
         qp.close();
         cq.close();
         mr.close(); // deregistered; the memory itself is freed with the RNIC
-        ended.complete(null);
+        if (open.decrementAndGet() == 0) {
+            ended.complete(null);
+        }
     }
 
     /** Applies a request: the new version, or minus a status. */

@@ -3,7 +3,6 @@ package io.jrnic.examples.log;
 import io.jrnic.api.Access;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.Connection;
-import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.ProtectionDomain;
@@ -30,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * record, and an RDMA Flush to persistence completes once the server's RNIC has forced it to the
  * file. When the Flush completes the record survives a crash of the server.
  *
- * <pre>java -cp rnic-examples.jar io.jrnic.examples.log.LogClient [--connect 127.0.0.1:7472] [RECORD...]</pre>
+ * <pre>java -cp rnic-examples.jar io.jrnic.examples.log.LogClient [--connect 127.0.0.1:7472] [--crc off] [RECORD...]</pre>
  */
 public final class LogClient {
     private static final int MAX_RECORD = 4096;
@@ -41,15 +40,17 @@ public final class LogClient {
     /**
      * Runs the client.
      *
-     * @param args {@code [--connect HOST:PORT] [RECORD...]} (three sample records without any)
+     * @param args {@code [--connect HOST:PORT] [--crc off] [RECORD...]} (three sample records without any)
      * @throws Exception when anything fails (the exit status is then 1)
      */
     public static void main(String[] args) throws Exception {
         InetSocketAddress server = Example.connectAddress(args, 7472);
         List<String> records = new ArrayList<>(List.of(args));
-        int connect = records.indexOf("--connect");
-        if (connect >= 0) {
-            records.subList(connect, Math.min(connect + 2, records.size())).clear();
+        for (String option : List.of("--connect", "--crc")) { // the words left are the records
+            int at = records.indexOf(option);
+            if (at >= 0) {
+                records.subList(at, Math.min(at + 2, records.size())).clear();
+            }
         }
         if (records.isEmpty()) {
             records = List.of("first record", "second record", "third record");
@@ -61,7 +62,7 @@ public final class LogClient {
             MemorySegment local = rnic.allocateMemory(8 + MAX_RECORD, 64);
             MemoryRegion mr = pd.registration(local).access(Access.LOCAL_READ, Access.LOCAL_WRITE).register();
             QueuePair qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).readDepths(4, 4));
-            try (Connection connection = rnic.connectionManager().connect(qp, server, new ConnectionSettings(), null)
+            try (Connection connection = rnic.connectionManager().connect(qp, server, Example.settings(args), null)
                     .toCompletableFuture().get(10, TimeUnit.SECONDS)) {
                 RemoteBuffer log = RemoteBuffer.fromBytes(connection.peerPrivateData());
                 System.out.println("client: connected, log " + log);

@@ -3,7 +3,6 @@ package io.jrnic.examples.log;
 import io.jrnic.api.Access;
 import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.ConnectionManager;
-import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
@@ -32,7 +31,7 @@ import java.util.concurrent.CompletableFuture;
  * carries out as {@link MemorySegment#force()} of the range (an msync) before it answers
  * (draft-talpey-rdma-commit-01 §3.1.1).
  *
- * <pre>java -cp rnic-examples.jar io.jrnic.examples.log.LogServer --file FILE [--size BYTES] [--port 7472] [--bind ADDR] [--once | --recover-only]</pre>
+ * <pre>java -cp rnic-examples.jar io.jrnic.examples.log.LogServer --file FILE [--size BYTES] [--port 7472] [--bind ADDR] [--crc off] [--once | --recover-only]</pre>
  * ({@code --once}: exit after the first client disconnected; {@code --recover-only}: print the
  * records in the file and exit.)
  */
@@ -43,7 +42,7 @@ public final class LogServer {
     /**
      * Runs the server.
      *
-     * @param args {@code --file FILE [--size BYTES] [--port N] [--bind ADDR] [--once | --recover-only]}
+     * @param args {@code --file FILE [--size BYTES] [--port N] [--bind ADDR] [--crc off] [--once | --recover-only]}
      * @throws Exception when anything fails (the exit status is then 1)
      */
     public static void main(String[] args) throws Exception {
@@ -81,7 +80,7 @@ public final class LogServer {
                             Access.REMOTE_ATOMIC, Access.FLUSHABLE_PERSISTENT)
                     .register();
             CompletableFuture<Void> firstClientGone = new CompletableFuture<>();
-            ConnectionManager.Listener listener = rnic.connectionManager().listen(address, new ConnectionSettings(),
+            ConnectionManager.Listener listener = rnic.connectionManager().listen(address, Example.settings(args),
                     request -> {
                         // Clients only use one-sided operations: no receives to post, nothing to serve.
                         QueuePair qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).readDepths(4, 4));
