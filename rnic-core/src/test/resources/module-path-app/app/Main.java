@@ -64,9 +64,7 @@ public final class Main {
                 ProtectionDomain cpd = client.allocatePd();
                 CompletionQueue ccq = client.createCq(16);
                 MemorySegment cmem = client.allocateMemory(2L * N, 4096);
-                // Remote Write: the region is also the RDMA Read's sink (Verbs §7.5.2, docs/verbs.md)
-                MemoryRegion cmr = cpd.registration(cmem)
-                        .access(Access.LOCAL_READ, Access.LOCAL_WRITE, Access.REMOTE_WRITE).register();
+                MemoryRegion cmr = cpd.registration(cmem).access(Access.LOCAL_READ, Access.LOCAL_WRITE).register();
                 QueuePair cqp = cpd.createQueuePair(new QueuePairConfig().cqs(ccq, ccq).readDepths(4, 4));
                 try (Connection c = client.connectionManager().connect(cqp, listener.localAddress(),
                         new ConnectionSettings(), null).toCompletableFuture().get(10, TimeUnit.SECONDS)) {

@@ -6,8 +6,7 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /** The README's program: an RDMA Write of 64 KiB into the region a server advertises (BasicsServer). */
-public class Hello {
-    /** @param args the server's port (7470 without) @throws Exception when anything fails */
+class Hello {
     public static void main(String[] args) throws Exception {
         try (Rnic rnic = Rnic.open(new RnicConfig())) {
             ProtectionDomain pd = rnic.allocatePd();
