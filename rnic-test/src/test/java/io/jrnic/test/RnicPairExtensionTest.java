@@ -1,0 +1,263 @@
+package io.jrnic.test;
+
+import io.jrnic.api.Connection;
+import io.jrnic.api.MemoryRegion;
+import io.jrnic.api.ReceiveWorkRequest;
+import io.jrnic.api.WorkCompletionStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIf;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder.request;
+
+/**
+ * The extension's lifecycle, seen from outside: test classes that use it (the nested classes
+ * below, which Surefire does not run by themselves) are run through the JUnit Platform launcher,
+ * then the outcome of each test and the state of the pairs they got are checked: every RNIC closed
+ * and every event-loop thread ended, unreaped completions failing a test that passed, and the
+ * parameter and scope rules.
+ */
+class RnicPairExtensionTest {
+    /** The pairs the nested tests got, in the order they got them. */
+    static final List<RnicPair> PAIRS = new CopyOnWriteArrayList<>();
+    /** The RNICs' event-loop threads seen while the nested tests ran. */
+    static final Set<Thread> LOOP_THREADS = ConcurrentHashMap.newKeySet();
+
+    /** Whether {@link #run} runs the nested classes (Surefire runs them too when -Dtest names them). */
+    private static volatile boolean launched;
+
+    static boolean launched() {
+        return launched;
+    }
+
+    static void record(RnicPair pair) {
+        PAIRS.add(pair);
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("jrnic-transport-")) {
+                LOOP_THREADS.add(t);
+            }
+        }
+    }
+
+    /** Posts a receive on the passive end and aborts its connection: one FLUSHED completion is left. */
+    static void leaveAFlushedReceive(RnicPair pair) throws Exception {
+        MemoryRegion sink = pair.passive().allocate(64);
+        pair.passive().qp().postReceive(new ReceiveWorkRequest().wrId(42).sge(sink.stag(), sink.memory().address(), 64));
+        // Verbs §6.6.2.3: Modify QP to Error flushes the receive on this thread, before abort() returns
+        pair.passive().connection().abort().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    // ---- the test classes run through the launcher -----------------------------------------------
+
+    @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
+    @RnicTest
+    static class LeavesACompletion {
+        @Test
+        void leaves(RnicPair pair) throws Exception {
+            record(pair);
+            leaveAFlushedReceive(pair);
+        }
+    }
+
+    @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
+    @RnicTest
+    static class DrainsItsCompletions {
+        @Test
+        void drains(RnicPair pair) throws Exception {
+            record(pair);
+            leaveAFlushedReceive(pair);
+            assertThat(pair.passive().drain()).singleElement()
+                    .satisfies(wc -> assertThat(wc.status()).isEqualTo(WorkCompletionStatus.FLUSHED));
+        }
+
+        @Test
+        @RnicTest(requireReaped = false)
+        void doesNotCare(RnicPair pair) throws Exception {
+            record(pair);
+            leaveAFlushedReceive(pair);
+        }
+    }
+
+    @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
+    @RnicTest
+    static class FailsByItself {
+        @Test
+        void fails(RnicPair pair) throws Exception {
+            record(pair);
+            leaveAFlushedReceive(pair);
+            throw new AssertionError("the test's own failure");
+        }
+    }
+
+    @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
+    @ExtendWith(RnicPairExtension.class)
+    static class AsksForThreeConnections {
+        @Test
+        void three(Connection a, Connection b, Connection c) {
+        }
+    }
+
+    @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
+    @RnicTest
+    static class SharesOnePairAcrossTheClass {
+        static RnicPair shared;
+
+        @BeforeAll
+        static void open(RnicPair pair) {
+            shared = pair;
+            record(pair);
+        }
+
+        @Test
+        void first(RnicPair pair) {
+            assertThat(pair).isSameAs(shared);
+        }
+
+        @Test
+        void second(RnicPair pair) {
+            assertThat(pair).isSameAs(shared);
+        }
+
+        @AfterAll
+        static void stillOpen() {
+            assertThat(shared.active().rnic().isOpen()).isTrue();
+        }
+    }
+
+    @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
+    @ExtendWith(RnicPairExtension.class)
+    static class ConstructorInjected {
+        final RnicPair fromConstructor;
+
+        ConstructorInjected(RnicPair pair) {
+            fromConstructor = pair;
+        }
+
+        @BeforeEach
+        void before(RnicPair pair) {
+            record(pair);
+            assertThat(pair).isSameAs(fromConstructor);
+        }
+
+        @Test
+        void sameAsTheConstructors(RnicPair pair) {
+            assertThat(pair).isSameAs(fromConstructor);
+        }
+    }
+
+    // ---- the checks -----------------------------------------------------------------------------
+
+    /** Runs one test class through the launcher and returns each test's result by method name. */
+    private static Map<String, TestExecutionResult> run(Class<?> testClass) {
+        Map<String, TestExecutionResult> results = new ConcurrentHashMap<>();
+        Launcher launcher = LauncherFactory.create();
+        launched = true;
+        try {
+            launcher.execute(request().selectors(selectClass(testClass)).build(), new TestExecutionListener() {
+                @Override
+                public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+                    String name = id.isTest() ? id.getDisplayName().replaceAll("\\(.*", "") : "class";
+                    if (id.isTest() || id.getSource().isPresent()) { // a test or the class, not the engine
+                        results.merge(name, result, (x, y) -> x.getStatus() != TestExecutionResult.Status.SUCCESSFUL ? x : y);
+                    }
+                }
+            });
+        } finally {
+            launched = false;
+        }
+        return results;
+    }
+
+    private static Throwable failure(TestExecutionResult result) {
+        assertThat(result.getStatus()).isEqualTo(TestExecutionResult.Status.FAILED);
+        return result.getThrowable().orElseThrow();
+    }
+
+    /** Every pair the nested tests got is closed and every event-loop thread they used has ended. */
+    private static void assertAllClosed(int pairs) throws InterruptedException {
+        assertThat(PAIRS).hasSize(pairs);
+        for (RnicPair pair : PAIRS) {
+            assertThat(pair.active().rnic().isOpen()).as("active RNIC of %s open", pair).isFalse();
+            assertThat(pair.passive().rnic().isOpen()).as("passive RNIC of %s open", pair).isFalse();
+        }
+        assertThat(LOOP_THREADS).isNotEmpty();
+        for (Thread t : LOOP_THREADS) {
+            // Close RNIC waited for the loops to terminate; the thread itself may take a moment to exit
+            assertThat(t.join(Duration.ofSeconds(10))).as("%s ended", t.getName()).isTrue();
+        }
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void forget() {
+        PAIRS.clear();
+        LOOP_THREADS.clear();
+    }
+
+    @Test
+    void aPassingTestThatLeavesACompletionFailsAndItsPairIsClosed() throws Exception {
+        Map<String, TestExecutionResult> results = run(LeavesACompletion.class);
+        assertThat(failure(results.get("leaves"))).hasMessageContaining("left 1 completion(s) unreaped")
+                .hasMessageContaining("FLUSHED");
+        assertAllClosed(1);
+    }
+
+    @Test
+    void drainedOrNotRequiredCompletionsPass() throws Exception {
+        Map<String, TestExecutionResult> results = run(DrainsItsCompletions.class);
+        assertThat(results.get("drains").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(results.get("doesNotCare").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(PAIRS).hasSize(2);
+        assertThat(PAIRS.get(0)).isNotSameAs(PAIRS.get(1)); // one pair per test method
+        assertAllClosed(2);
+    }
+
+    @Test
+    void aFailingTestIsReportedWithItsOwnFailureOnly() throws Exception {
+        Throwable failure = failure(run(FailsByItself.class).get("fails"));
+        assertThat(failure).hasMessage("the test's own failure");
+        assertThat(failure.getSuppressed()).isEmpty();
+        assertAllClosed(1);
+    }
+
+    @Test
+    void aThirdConnectionParameterIsRefused() {
+        Throwable failure = failure(run(AsksForThreeConnections.class).get("three"));
+        assertThat(failure).isInstanceOf(ParameterResolutionException.class).hasMessageContaining("a third Connection");
+    }
+
+    @Test
+    void aPairAskedForByBeforeAllIsSharedByTheClassAndClosedAfterIt() throws Exception {
+        Map<String, TestExecutionResult> results = run(SharesOnePairAcrossTheClass.class);
+        assertThat(results.get("first").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(results.get("second").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(results.get("class").getStatus()).as("@AfterAll ran with the pair open")
+                .isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertAllClosed(1);
+    }
+
+    @Test
+    void aConstructorGetsTheTestsOwnPair() throws Exception {
+        Map<String, TestExecutionResult> results = run(ConstructorInjected.class);
+        assertThat(results.get("sameAsTheConstructors").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertAllClosed(1);
+    }
+}
