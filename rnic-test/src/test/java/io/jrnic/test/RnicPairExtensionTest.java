@@ -162,6 +162,11 @@ class RnicPairExtensionTest {
         void sameAsTheConstructors(RnicPair pair) {
             assertThat(pair).isSameAs(fromConstructor);
         }
+
+        @Test
+        void againWithAnotherPair(RnicPair pair) {
+            assertThat(pair).isSameAs(fromConstructor);
+        }
     }
 
     // ---- the checks -----------------------------------------------------------------------------
@@ -258,6 +263,8 @@ class RnicPairExtensionTest {
     void aConstructorGetsTheTestsOwnPair() throws Exception {
         Map<String, TestExecutionResult> results = run(ConstructorInjected.class);
         assertThat(results.get("sameAsTheConstructors").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
-        assertAllClosed(1);
+        assertThat(results.get("againWithAnotherPair").getStatus()).isEqualTo(TestExecutionResult.Status.SUCCESSFUL);
+        assertThat(PAIRS.get(0)).as("each test instance has its test's pair").isNotSameAs(PAIRS.get(1));
+        assertAllClosed(2);
     }
 }
