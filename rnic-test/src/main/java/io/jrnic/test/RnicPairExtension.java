@@ -40,9 +40,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * for the class, shared by its test methods, and closed after its {@code @AfterAll} methods. Test
  * methods may run in parallel: each has its own pair, and RNIC names and ports are unique.
  *
- * <p>When {@link RnicTest#requireReaped()} is on (the default), a test that passed fails after its
- * {@code @AfterEach} methods if a completion is left in either completion queue; a failed test is
- * reported with its own failure only.
+ * <p>When {@link RnicTest#requireReaped()} is on (the default), after a test that passed (and its
+ * {@code @AfterEach} methods) both connections are closed gracefully, which leaves the completion
+ * of every work request in its CQ, and the test fails if a completion other than a flushed receive
+ * is left; a failed test is closed at once and reported with its own failure only.
  *
  * <p>Thread safety: stateless; one instance serves parallel tests.
  */
@@ -134,7 +135,7 @@ public final class RnicPairExtension implements ParameterResolver, AfterEachCall
         RnicPair owned = store.remove(KEY, RnicPair.class); // only this context's own pair
         try {
             if (used != null && context.getExecutionException().isEmpty() && settings(context).requireReaped()) {
-                List<WorkCompletion> left = used.drainBoth();
+                List<WorkCompletion> left = used.settle();
                 if (!left.isEmpty()) {
                     fail("the test left " + left.size() + " completion(s) unreaped (reap them with await, "
                             + "discard them with drain(), or set @RnicTest(requireReaped = false)): " + left);

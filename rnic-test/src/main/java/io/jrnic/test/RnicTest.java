@@ -119,11 +119,15 @@ public @interface RnicTest {
     long timeoutSeconds() default 10;
 
     /**
-     * Whether a test that passed fails when it leaves completions in either completion queue: a
-     * completion nobody looked at is usually a result nobody checked (an error completion, a
-     * flushed work request). Reap them with the endpoint's {@code await} methods or discard them
-     * with {@link RnicPair.Endpoint#drain()}. Only what is in the CQs when the test method has
-     * returned counts; the check runs before teardown, whose own flushes are not counted.
+     * Whether a test that passed fails when it leaves completions unreaped: a completion nobody
+     * looked at is usually a result nobody checked (an error completion, a Send that never
+     * completed). After the test the kit closes both connections gracefully (Verbs §6.6.2.1), so
+     * that every work request the test posted has its completion in the CQ whatever the timing (an
+     * outstanding one is flushed by the Bad Close), then fails the test if a completion is left
+     * other than a flushed receive (posting more receives than a test consumes is normal). Reap
+     * completions with the endpoint's {@code await} methods or discard them with
+     * {@link RnicPair.Endpoint#drain()}. Off, the connections are not closed gracefully: the RNICs
+     * are closed at once, as after a failed test.
      *
      * @return true to fail tests that leave completions
      */
