@@ -93,6 +93,15 @@ class RnicPairExtensionTest {
     }
 
     @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
+    @RnicTest(timeoutSeconds = 0)
+    static class CannotConnectInTime {
+        @Test
+        void neverRuns(RnicPair pair) {
+            throw new AssertionError("a pair that did not connect was injected");
+        }
+    }
+
+    @EnabledIf("io.jrnic.test.RnicPairExtensionTest#launched")
     @RnicTest
     static class LeavesAReadInFlight {
         @Test
@@ -297,6 +306,18 @@ class RnicPairExtensionTest {
         assertThat(failure).hasMessage("the test's own failure");
         assertThat(failure.getSuppressed()).isEmpty();
         assertAllClosed(1);
+    }
+
+    @Test
+    void aPairThatCannotConnectFailsTheTestAndIsClosedAgain() throws Exception {
+        // zero seconds: the setup cannot have finished when the kit stops waiting for it
+        Throwable failure = failure(run(CannotConnectInTime.class).get("neverRuns"));
+        assertThat(failure).hasMessageContaining("within 0 s");
+        List<Thread> loops = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("jrnic-transport-")).toList();
+        for (Thread t : loops) {
+            assertThat(t.join(Duration.ofSeconds(10))).as("%s ended", t.getName()).isTrue();
+        }
     }
 
     @Test
