@@ -43,7 +43,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  * <p>When {@link RnicTest#requireReaped()} is on (the default), after a test that passed (and its
  * {@code @AfterEach} methods) both connections are closed gracefully, which leaves the completion
  * of every work request in its CQ, and the test fails if a completion other than a flushed receive
- * is left; a failed test is closed at once and reported with its own failure only.
+ * is left; a failed test is closed at once and reported with its own failure only. A class-wide
+ * pair is checked once, after the class's {@code @AfterAll} methods (a failure then is the class's).
  *
  * <p>Thread safety: stateless; one instance serves parallel tests.
  */
@@ -130,28 +131,32 @@ public final class RnicPairExtension implements ParameterResolver, AfterEachCall
 
     @Override
     public void afterEach(ExtensionContext context) {
-        ExtensionContext.Store store = context.getStore(NAMESPACE);
-        RnicPair used = store.get(KEY, RnicPair.class);
-        RnicPair owned = store.remove(KEY, RnicPair.class); // only this context's own pair
+        finish(context);
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        finish(context);
+    }
+
+    /**
+     * Checks and closes the pair this context opened; a class-wide pair is left to the class (its
+     * check would end the connection the class's other tests use).
+     */
+    private static void finish(ExtensionContext context) {
+        RnicPair owned = context.getStore(NAMESPACE).remove(KEY, RnicPair.class); // only this context's own
+        if (owned == null) {
+            return;
+        }
         try {
-            if (used != null && context.getExecutionException().isEmpty() && settings(context).requireReaped()) {
-                List<WorkCompletion> left = used.settle();
+            if (context.getExecutionException().isEmpty() && settings(context).requireReaped()) {
+                List<WorkCompletion> left = owned.settle();
                 if (!left.isEmpty()) {
                     fail("the test left " + left.size() + " completion(s) unreaped (reap them with await, "
                             + "discard them with drain(), or set @RnicTest(requireReaped = false)): " + left);
                 }
             }
         } finally {
-            if (owned != null) {
-                owned.close();
-            }
-        }
-    }
-
-    @Override
-    public void afterAll(ExtensionContext context) {
-        RnicPair owned = context.getStore(NAMESPACE).remove(KEY, RnicPair.class);
-        if (owned != null) {
             owned.close();
         }
     }

@@ -111,8 +111,10 @@ public @interface RnicTest {
     Link link() default Link.LOOPBACK;
 
     /**
-     * The bound, in seconds, of every wait of the kit: connection setup, the completion and event
-     * waits of {@link RnicPair.Endpoint}, and teardown.
+     * The bound, in seconds, of the kit's waits: connection setup, and the completion and event
+     * waits of {@link RnicPair.Endpoint}. (The graceful close after a test is bounded by the
+     * connection's own close timeout, ten seconds and a margin, see
+     * {@link io.jrnic.api.Connection#close()}.)
      *
      * @return seconds
      */

@@ -185,11 +185,15 @@ class RnicPairExtensionTest {
         @Test
         void first(RnicPair pair) {
             assertThat(pair).isSameAs(shared);
+            sendWithoutReapingTheSend(pair);
+            pair.active().awaitSuccess(1);
         }
 
         @Test
         void second(RnicPair pair) {
             assertThat(pair).isSameAs(shared);
+            sendWithoutReapingTheSend(pair); // the connection outlived the first test
+            pair.active().awaitSuccess(1);
         }
 
         @AfterAll
