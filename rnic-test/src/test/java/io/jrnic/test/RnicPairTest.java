@@ -57,7 +57,8 @@ class RnicPairTest {
                 .remote(RemoteBuffer.of(target).slice(4096, n)));
         WorkCompletion wc = pair.active().awaitSuccess(1);
         assertThat(wc.opcode()).isEqualTo(Opcode.RDMA_WRITE);
-        // a Read Response from the same region orders after the Write (RFC 5040 §5.5): read it back
+        // the Write's completion does not mean it was placed (RFC 5040 §5.5 rule 9); a Read of the same
+        // region is answered after it (rule 12): read it back, then look
         MemoryRegion back = pair.active().allocate(n);
         pair.active().qp().postSend(new SendWorkRequest().wrId(2).opcode(Opcode.RDMA_READ)
                 .sge(back.stag(), back.memory().address(), n).remote(RemoteBuffer.of(target).slice(4096, n)));
