@@ -14,6 +14,7 @@
 #        e.g. "ib_write_bw:7301:-s,65536,-D,2 ib_send_lat:7306:-s,8,-n,200"
 #      Add -F to ARGS: under emulation perftest's clock calibration fails and, without -F, its client
 #        exits 1 with "Can't produce a report" before the report exchange (perftest_parameters.c).
+#      WARMUP (loopback iterations our server runs before it listens, default 200),
 #      CLIENT_TIMEOUT (s, default 150), JAR (default /mnt/jar/rnic-bench.jar), JOPTS (extra JVM options), SERVER_OPTS (extra options
 #      of our server only, e.g. --crc). Logs: /job/ours-PORT.log (our server), /job/siw-PORT.log.
 # Prints one "RESULT tool args: siw-client=RC jrnic-server=RC" line per run; JOB-RESULT: PASS only
@@ -29,11 +30,14 @@ for r in ${RUNS:?set RUNS}; do
   tool=${r%%:*}; rest=${r#*:}; port=${rest%%:*}; args=""
   [ "$rest" != "$port" ] && args=$(echo "${rest#*:}" | tr ',' ' ')
   say "jrnic SERVER $tool -R -d siw0 -p $port $args $SERVER_OPTS"
-  # -XX:TieredStopAtLevel=1: C2 compiles are slow under TCG and the runs are short
-  java ${JOPTS:--XX:TieredStopAtLevel=1} -jar "$JAR" $tool -R -d siw0 -p $port $args $SERVER_OPTS \
-      > /job/ours-$port.log 2>&1 &
+  # A cold JVM under TCG answers siw's MPA Request too late (siw's client reports rdma_cm event 7,
+  # UNREACHABLE): --warm-up runs the test in loopback first, and an AppCDS archive built by the first
+  # run (-XX:+AutoCreateSharedArchive) spares later runs the class loading.
+  # -XX:TieredStopAtLevel=1: C2 compiles are slow under TCG and the runs are short.
+  java ${JOPTS:--XX:TieredStopAtLevel=1 -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=/job/jrnic.jsa} \
+      -jar "$JAR" $tool -R -d siw0 -p $port $args --warm-up ${WARMUP:-200} $SERVER_OPTS > /job/ours-$port.log 2>&1 &
   spid=$!
-  if ! wait_listen $port 180; then
+  if ! wait_listen $port 600; then
     echo "our server did not listen on $port"; kill $spid 2>/dev/null; wait $spid
     cat /job/ours-$port.log; FAIL=1; continue
   fi

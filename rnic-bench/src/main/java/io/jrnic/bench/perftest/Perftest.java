@@ -1,5 +1,6 @@
 package io.jrnic.bench.perftest;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -88,6 +89,9 @@ public final class Perftest {
             if (options.loopback()) {
                 return loopback(test, options, out, err);
             }
+            if (options.warmUp() > 0) {
+                warmUp(test, options);
+            }
             return new PerftestPeer(test, options, out, err).run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -113,8 +117,28 @@ public final class Perftest {
         return sizes;
     }
 
+    /**
+     * {@code --warm-up N}: the test in loopback, output discarded, so that class loading and the
+     * JIT of the connection setup and data path happen before a peer is waiting on our MPA Reply.
+     */
+    private static void warmUp(PerftestTest test, PerftestOptions options) throws Exception {
+        int size = Math.max(8, Math.min(options.allSizes() ? 65536 : options.size(test), 65536));
+        PerftestOptions w = parse(test, "--loopback", "-n", Integer.toString(Math.max(5, options.warmUp())),
+                "-s", Integer.toString(size));
+        LoopbackRun run = new LoopbackRun(test, w, new PrintStream(OutputStream.nullOutputStream()));
+        if (test.latency()) {
+            run.latency(size);
+        } else {
+            run.bandwidth(size);
+        }
+    }
+
     private static int loopback(PerftestTest test, PerftestOptions options, PrintStream out, PrintStream err)
             throws Exception {
+        if (options.inlineSize() >= 0) {
+            // the harness's QPs post as the JMH benchmarks do; -I maps onto the WRs of a client or server
+            err.println(test.command() + ": -I applies to a client or server; --loopback posts without inline data");
+        }
         LoopbackRun run = new LoopbackRun(test, options, err);
         String how = "jrnic loopback over 127.0.0.1 beside raw TCP, " + options.mode().label() + " mode, MPA CRC "
                 + (options.crc() ? "on" : "off");

@@ -110,6 +110,10 @@ public final class PerftestOptions {
     @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class, description = "event-loop (default) or polling")
     Mode mode = Mode.EVENT_LOOP;
 
+    @Option(names = "--warm-up", paramLabel = "N", description = "client or server: first run N iterations of the test in loopback in this JVM, quietly"
+            + " (a cold JVM on an emulated host can miss the peer's MPA timeout)")
+    int warmUp;
+
     @Option(names = "--loopback", description = "both ends in this JVM over 127.0.0.1, then raw TCP beside, with the ratio")
     boolean loopback;
 
@@ -203,6 +207,11 @@ public final class PerftestOptions {
         return mode;
     }
 
+    /** Loopback iterations run before serving or connecting, 0 for none. */
+    public int warmUp() {
+        return warmUp;
+    }
+
     /** Whether this is a loopback run. */
     public boolean loopback() {
         return loopback;
@@ -257,6 +266,9 @@ public final class PerftestOptions {
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("-p " + port + ": not a port");
+        }
+        if (warmUp < 0 || (warmUp > 0 && loopback)) {
+            throw new IllegalArgumentException("--warm-up " + warmUp + ": a count >= 0, for a client or server");
         }
         if (loopback && server != null) {
             throw new IllegalArgumentException("--loopback takes no server address");

@@ -40,6 +40,9 @@ class PerftestOptionsTest {
         assertThat(Perftest.parse(PerftestTest.WRITE_BW, "-a", "10.0.2.15").allSizes()).isTrue();
         assertThat(Perftest.parse(PerftestTest.READ_BW, "-a").allSizes()).isTrue();
         assertThat(Perftest.parse(PerftestTest.SEND_LAT, "-a", "--loopback").allSizes()).isTrue();
+        assertThat(Perftest.parse(PerftestTest.READ_LAT, "--warm-up", "200").warmUp()).isEqualTo(200);
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.READ_LAT, "--warm-up", "200", "--loopback"))
+                .hasMessageContaining("--warm-up");
     }
 
     @Test

@@ -128,7 +128,8 @@ class PerftestPeerTest {
     void allSizesRunBackToBackAndTheServerGetsTheLastReport() throws Exception {
         // write_bw.c RUN_ALL without duplex: sizes 2..2^23 with no sync between them, one report at the end
         String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "5", "-a", "--pause-ms", "0"};
-        Server server = Server.start(PerftestTest.WRITE_BW, common);
+        // the server also warms up first (--warm-up, for slow hosts): it must still serve the client
+        Server server = Server.start(PerftestTest.WRITE_BW, with(common, "--warm-up", "20"));
         PerftestCommandTest.Run client = PerftestCommandTest.run(PerftestTest.WRITE_BW, with(common, "127.0.0.1"));
         assertThat(client.code()).as(client.err()).isZero();
         String served = server.served();
