@@ -34,10 +34,12 @@ for r in ${RUNS:?set RUNS}; do
   # UNREACHABLE): --warm-up runs the test in loopback first, and an AppCDS archive built by the first
   # run (-XX:+AutoCreateSharedArchive) spares later runs the class loading.
   # -XX:TieredStopAtLevel=1: C2 compiles are slow under TCG and the runs are short.
-  java ${JOPTS:--XX:TieredStopAtLevel=1 -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=/job/jrnic.jsa} \
+  java ${JOPTS:--XX:TieredStopAtLevel=1 -XX:+AutoCreateSharedArchive -XX:SharedArchiveFile=/job/jrnic.jsa -Xlog:cds=off -Xlog:cds+dynamic=off} \
       -jar "$JAR" $tool -R -d siw0 -p $port $args --warm-up ${WARMUP:-200} $SERVER_OPTS > /job/ours-$port.log 2>&1 &
   spid=$!
-  if ! wait_listen $port 600; then
+  # our server listens after its warm-up; stop waiting if it died
+  i=0; while [ $i -lt 600 ] && kill -0 $spid 2>/dev/null && ! wait_listen $port 1; do i=$((i + 1)); done
+  if ! wait_listen $port 1; then
     echo "our server did not listen on $port"; kill $spid 2>/dev/null; wait $spid
     cat /job/ours-$port.log; FAIL=1; continue
   fi

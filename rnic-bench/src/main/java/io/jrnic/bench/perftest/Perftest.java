@@ -1,5 +1,6 @@
 package io.jrnic.bench.perftest;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -23,6 +24,9 @@ public final class Perftest {
     public static final int EXIT_FAILED = 1;
     /** Exit code of bad arguments. */
     public static final int EXIT_USAGE = 2;
+
+    /** Tries of {@code --warm-up}. */
+    static final int WARM_UP_ATTEMPTS = 3;
 
     private Perftest() {
     }
@@ -90,7 +94,7 @@ public final class Perftest {
                 return loopback(test, options, out, err);
             }
             if (options.warmUp() > 0) {
-                warmUp(test, options);
+                warmUp(test, options, err);
             }
             return new PerftestPeer(test, options, out, err).run();
         } catch (InterruptedException e) {
@@ -121,15 +125,24 @@ public final class Perftest {
      * {@code --warm-up N}: the test in loopback, output discarded, so that class loading and the
      * JIT of the connection setup and data path happen before a peer is waiting on our MPA Reply.
      */
-    private static void warmUp(PerftestTest test, PerftestOptions options) throws Exception {
+    private static void warmUp(PerftestTest test, PerftestOptions options, PrintStream err) throws InterruptedException {
         int size = Math.max(8, Math.min(options.allSizes() ? 65536 : options.size(test), 65536));
         PerftestOptions w = parse(test, "--loopback", "-n", Integer.toString(Math.max(5, options.warmUp())),
                 "-s", Integer.toString(size));
         LoopbackRun run = new LoopbackRun(test, w, new PrintStream(OutputStream.nullOutputStream()));
-        if (test.latency()) {
-            run.latency(size);
-        } else {
-            run.bandwidth(size);
+        // a cold JVM on an emulated CPU may miss the harness's own 10 s setup bound: a failed
+        // attempt has still loaded and compiled much of the path, so try again, and never fail the run
+        for (int attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
+            try {
+                if (test.latency()) {
+                    run.latency(size);
+                } else {
+                    run.bandwidth(size);
+                }
+                return;
+            } catch (IOException | RuntimeException e) {
+                err.println(test.command() + ": warm-up attempt " + attempt + " failed (" + e.getMessage() + ")");
+            }
         }
     }
 
