@@ -114,26 +114,76 @@ final class LoopbackRun {
         return LatencyResult.of(bytes, h, test.halfRoundTrip());
     }
 
-    /** Bandwidth of one size, RNIC then TCP. */
+    /**
+     * Bandwidth of one size, RNIC then TCP. With {@code -q N} the test runs N connections of each
+     * (N RNIC pairs, N TCP streams) and posts to them in turn, as perftest's run_iter_bw serves its
+     * QPs; with {@code -n} each connection carries n messages, as each of perftest's QPs does.
+     */
     Pair<BandwidthResult> bandwidth(int size) throws IOException, InterruptedException {
         boolean crc = options.crc();
         int bytes = test == PerftestTest.ATOMIC_BW ? 8 : size;
         MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false);
+        int q = options.qps();
         BandwidthResult rnic;
         try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
             rnic = switch (test) {
-                case WRITE_BW -> measureStream(Transport.RNIC_WRITE.openStream(messages), bytes, p);
-                case SEND_BW -> measureStream(Transport.RNIC_SEND.openStream(messages), bytes, p);
-                case READ_BW, ATOMIC_BW -> measureOneSided(OneSidedStream.open(test == PerftestTest.ATOMIC_BW, bytes,
-                        options.txDepth(test), crc), bytes, p);
+                case WRITE_BW -> measureStreams(openStreams(Transport.RNIC_WRITE, messages, q), bytes, p);
+                case SEND_BW -> measureStreams(openStreams(Transport.RNIC_SEND, messages, q), bytes, p);
+                case READ_BW, ATOMIC_BW -> measureOneSided(openOneSided(bytes, crc, q), bytes, p);
                 default -> throw new IllegalStateException("not a bandwidth test: " + test);
             };
         }
         BandwidthResult tcp;
         try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
-            tcp = measureStream(Transport.TCP.openStream(messages), bytes, p);
+            tcp = measureStreams(openStreams(Transport.TCP, messages, q), bytes, p);
         }
         return new Pair<>(rnic, tcp);
+    }
+
+    private static MessageStream[] openStreams(Transport transport, MessageOptions messages, int q) throws IOException {
+        MessageStream[] streams = new MessageStream[q];
+        try {
+            for (int i = 0; i < q; i++) {
+                streams[i] = transport.openStream(messages);
+            }
+        } catch (IOException | RuntimeException e) {
+            finishAll(streams, e);
+            throw e;
+        }
+        return streams;
+    }
+
+    private OneSidedStream[] openOneSided(int bytes, boolean crc, int q) throws IOException {
+        OneSidedStream[] streams = new OneSidedStream[q];
+        try {
+            for (int i = 0; i < q; i++) {
+                streams[i] = OneSidedStream.open(test == PerftestTest.ATOMIC_BW, bytes, options.txDepth(test), crc);
+            }
+        } catch (IOException | RuntimeException e) {
+            for (OneSidedStream s : streams) {
+                if (s != null) {
+                    s.close();
+                }
+            }
+            throw e;
+        }
+        return streams;
+    }
+
+    /** Finishes the streams opened so far after a failure, keeping the first failure. */
+    private static void finishAll(MessageStream[] streams, Exception first) {
+        for (MessageStream s : streams) {
+            if (s != null) {
+                try {
+                    s.finish();
+                } catch (IOException | RuntimeException e) {
+                    first.addSuppressed(e);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    first.addSuppressed(e);
+                }
+            }
+        }
     }
 
     /** A sending step: the stream's send or the one-sided window's next. */
@@ -142,31 +192,67 @@ final class LoopbackRun {
         void run() throws IOException;
     }
 
-    private BandwidthResult measureStream(MessageStream stream, int bytes, Progress progress)
-            throws IOException, InterruptedException {
-        try {
-            return measure(stream::send, () -> { }, bytes, progress);
-        } finally {
-            stream.finish().verified();
+    /** Round robin over the connections: the next one takes the next message. */
+    private static final class RoundRobin {
+        private final int count;
+        private int next;
+
+        RoundRobin(int count) {
+            this.count = count;
+        }
+
+        int next() {
+            int i = next;
+            next = i + 1 == count ? 0 : i + 1;
+            return i;
         }
     }
 
-    private BandwidthResult measureOneSided(OneSidedStream stream, int bytes, Progress progress) throws IOException {
-        boolean finished = false;
+    private BandwidthResult measureStreams(MessageStream[] streams, int bytes, Progress progress)
+            throws IOException, InterruptedException {
+        RoundRobin turn = new RoundRobin(streams.length);
+        boolean measured = false;
         try {
-            BandwidthResult r = measure(stream::next, stream::drain, bytes, progress);
-            finished = true;
-            stream.finish();
+            BandwidthResult r = measure(() -> streams[turn.next()].send(), () -> { }, bytes, streams.length, progress);
+            measured = true;
+            for (MessageStream s : streams) {
+                s.finish().verified();
+            }
             return r;
         } finally {
-            if (!finished) {
-                stream.close();
+            if (!measured) {
+                finishAll(streams, new IOException("bandwidth run failed"));
             }
         }
     }
 
-    private BandwidthResult measure(Step step, Step drain, int bytes, Progress progress) throws IOException {
-        int n = options.iterations(test);
+    private BandwidthResult measureOneSided(OneSidedStream[] streams, int bytes, Progress progress) throws IOException {
+        RoundRobin turn = new RoundRobin(streams.length);
+        boolean finished = false;
+        try {
+            BandwidthResult r = measure(() -> streams[turn.next()].next(), () -> {
+                for (OneSidedStream s : streams) {
+                    s.drain();
+                }
+            }, bytes, streams.length, progress);
+            finished = true;
+            for (OneSidedStream s : streams) {
+                s.finish();
+            }
+            return r;
+        } finally {
+            if (!finished) {
+                for (OneSidedStream s : streams) {
+                    s.close();
+                }
+            }
+        }
+    }
+
+    private BandwidthResult measure(Step step, Step drain, int bytes, int connections, Progress progress)
+            throws IOException {
+        // -n per connection, as each of perftest's QPs runs n iterations
+        int n = options.iterations(test) * connections;
         int duration = options.duration();
         int warmUp = duration > 0 ? 1000 : Math.max(n / 10, 1);
         for (int i = 0; i < warmUp; i++) {

@@ -1,5 +1,7 @@
 package io.jrnic.bench.perftest;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -22,6 +24,9 @@ public final class Perftest {
     public static final int EXIT_FAILED = 1;
     /** Exit code of bad arguments. */
     public static final int EXIT_USAGE = 2;
+
+    /** Tries of {@code --warm-up}. */
+    static final int WARM_UP_ATTEMPTS = 3;
 
     private Perftest() {
     }
@@ -88,6 +93,9 @@ public final class Perftest {
             if (options.loopback()) {
                 return loopback(test, options, out, err);
             }
+            if (options.warmUp() > 0) {
+                warmUp(test, options, err);
+            }
             return new PerftestPeer(test, options, out, err).run();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -113,8 +121,37 @@ public final class Perftest {
         return sizes;
     }
 
+    /**
+     * {@code --warm-up N}: the test in loopback, output discarded, so that class loading and the
+     * JIT of the connection setup and data path happen before a peer is waiting on our MPA Reply.
+     */
+    private static void warmUp(PerftestTest test, PerftestOptions options, PrintStream err) throws InterruptedException {
+        int size = Math.max(8, Math.min(options.allSizes() ? 65536 : options.size(test), 65536));
+        PerftestOptions w = parse(test, "--loopback", "-n", Integer.toString(Math.max(5, options.warmUp())),
+                "-s", Integer.toString(size));
+        LoopbackRun run = new LoopbackRun(test, w, new PrintStream(OutputStream.nullOutputStream()));
+        // a cold JVM on an emulated CPU may miss the harness's own 10 s setup bound: a failed
+        // attempt has still loaded and compiled much of the path, so try again, and never fail the run
+        for (int attempt = 1; attempt <= WARM_UP_ATTEMPTS; attempt++) {
+            try {
+                if (test.latency()) {
+                    run.latency(size);
+                } else {
+                    run.bandwidth(size);
+                }
+                return;
+            } catch (IOException | RuntimeException e) {
+                err.println(test.command() + ": warm-up attempt " + attempt + " failed (" + e.getMessage() + ")");
+            }
+        }
+    }
+
     private static int loopback(PerftestTest test, PerftestOptions options, PrintStream out, PrintStream err)
             throws Exception {
+        if (options.inlineSize() >= 0) {
+            // the harness's QPs post as the JMH benchmarks do; -I maps onto the WRs of a client or server
+            err.println(test.command() + ": -I applies to a client or server; --loopback posts without inline data");
+        }
         LoopbackRun run = new LoopbackRun(test, options, err);
         String how = "jrnic loopback over 127.0.0.1 beside raw TCP, " + options.mode().label() + " mode, MPA CRC "
                 + (options.crc() ? "on" : "off");

@@ -18,6 +18,12 @@ public final class PerftestOptions {
     /** perftest's default port. */
     public static final int DEFAULT_PORT = 18515;
 
+    /** Most queue pairs of {@code -q}. */
+    public static final int MAX_QPS = 64;
+
+    /** Largest {@code -I} accepted (perftest's MAX_INLINE); the RNIC's maximum then caps it. */
+    public static final int MAX_INLINE_OPTION = 912;
+
     /** How the data path waits for completions: {@code --mode}. */
     public enum Mode {
         /** The RNIC's event loops move the bytes; the test thread polls the CQ (the only mode today). */
@@ -62,16 +68,16 @@ public final class PerftestOptions {
     @Option(names = {"-D", "--duration"}, paramLabel = "SECONDS", description = "run for this long instead of -n")
     Integer duration;
 
-    @Option(names = {"-a", "--all"}, description = "all sizes, powers of two from 2 (loopback: 8) to 2^23")
+    @Option(names = {"-a", "--all"}, description = "all sizes, powers of two from 2 (loopback: 8) to 2^23 (toward perftest: write_bw, read_bw)")
     boolean allSizes;
 
-    @Option(names = {"-q", "--qp"}, paramLabel = "N", description = "queue pairs (1 today)")
+    @Option(names = {"-q", "--qp"}, paramLabel = "N", description = "queue pairs of a bandwidth test (default 1); with -n each runs n iterations")
     int qps = 1;
 
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "send queue depth (default 128 for bw, 1 for lat)")
     Integer txDepth;
 
-    @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES", description = "largest message sent inline")
+    @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES", description = "Sends and Writes of at most this size are posted inline (capped by the RNIC's max inline data)")
     Integer inlineSize;
 
     @Option(names = {"-p", "--port"}, paramLabel = "PORT", description = "TCP port (default " + DEFAULT_PORT + ")")
@@ -103,6 +109,10 @@ public final class PerftestOptions {
 
     @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class, description = "event-loop (default) or polling")
     Mode mode = Mode.EVENT_LOOP;
+
+    @Option(names = "--warm-up", paramLabel = "N", description = "client or server: first run N iterations of the test in loopback in this JVM, quietly"
+            + " (a cold JVM on an emulated host can miss the peer's MPA timeout)")
+    int warmUp;
 
     @Option(names = "--loopback", description = "both ends in this JVM over 127.0.0.1, then raw TCP beside, with the ratio")
     boolean loopback;
@@ -197,6 +207,11 @@ public final class PerftestOptions {
         return mode;
     }
 
+    /** Loopback iterations run before serving or connecting, 0 for none. */
+    public int warmUp() {
+        return warmUp;
+    }
+
     /** Whether this is a loopback run. */
     public boolean loopback() {
         return loopback;
@@ -218,8 +233,21 @@ public final class PerftestOptions {
             throw new IllegalArgumentException("--mode polling: the polling data path is not in this build yet;"
                     + " use --mode event-loop (the default)");
         }
-        if (qps != 1) {
-            throw new IllegalArgumentException("-q " + qps + ": only one queue pair per test so far");
+        if (qps < 1 || qps > MAX_QPS) {
+            throw new IllegalArgumentException("-q " + qps + ": queue pairs must be in [1, " + MAX_QPS + "]");
+        }
+        if (qps > 1 && test.latency()) {
+            // perftest's latency tests run one QP (ping-pongs); only the bandwidth tests take -q
+            throw new IllegalArgumentException("-q " + qps + ": the latency tests run one queue pair");
+        }
+        if (inlineSize != null && (inlineSize < 0 || inlineSize > MAX_INLINE_OPTION)) {
+            throw new IllegalArgumentException("-I " + inlineSize + ": inline size must be in [0, " + MAX_INLINE_OPTION + "]");
+        }
+        if (allSizes && !loopback && test != PerftestTest.WRITE_BW && test != PerftestTest.READ_BW) {
+            // write_bw.c and read_bw.c run the sizes with no sync between them; the other tests sync
+            // per size, which PerftestPeer does not speak
+            throw new IllegalArgumentException("-a toward Linux perftest: ib_write_bw and ib_read_bw only"
+                    + " (--loopback runs it for every test)");
         }
         if (size != null && (size < 1 || size > (1 << 30))) {
             throw new IllegalArgumentException("-s " + size + ": size must be in [1, 2^30]");
@@ -238,6 +266,9 @@ public final class PerftestOptions {
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("-p " + port + ": not a port");
+        }
+        if (warmUp < 0 || (warmUp > 0 && loopback)) {
+            throw new IllegalArgumentException("--warm-up " + warmUp + ": a count >= 0, for a client or server");
         }
         if (loopback && server != null) {
             throw new IllegalArgumentException("--loopback takes no server address");

@@ -25,6 +25,8 @@ import java.lang.invoke.VarHandle;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -89,7 +91,6 @@ final class PerftestPeer {
     private final PrintStream out;
     private final PrintStream err;
     private final boolean client;
-    private final int size;
     private final int rxDepth;
     private final long waitNanos;
     private final ConnectionSettings settings;
@@ -105,13 +106,25 @@ final class PerftestPeer {
     private MemoryRegion commRecvMr;
     private byte[] pendingMessage;
     private boolean commSendDone;
-    // test QP
+    // test QPs (perftest -q): index 0 is the one of the latency tests; the aliases below name it
+    private final int qpCount;
+    private final int maxSize;
+    private int inline;
     private CompletionQueue cq;
+    private QueuePair[] qps;
+    private MemorySegment[] bufs;
+    private MemoryRegion[] mrs;
+    private MemorySegment[] credits;
+    private MemoryRegion[] creditMrs;
+    private PerftestWire.Dest[] myDests;
+    private PerftestWire.Dest[] remDests;
     private QueuePair qp;
     private MemorySegment buf;
     private MemoryRegion mr;
     private MemorySegment credit;
     private MemoryRegion creditMr;
+    /** Data WRs posted with the inline flag (what {@code -I} maps onto; read by the tests). */
+    private long inlinePosts;
     private final SendWorkRequest wr = new SendWorkRequest(1);
     private final SendWorkRequest creditWr = new SendWorkRequest(1);
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
@@ -119,6 +132,7 @@ final class PerftestPeer {
     private final WorkCompletion one = new WorkCompletion();
     private PerftestWire.Dest myDest;
     private PerftestWire.Dest remDest;
+    private int size;
     private String peerVersion = "";
 
     PerftestPeer(PerftestTest test, PerftestOptions options, PrintStream out, PrintStream err) {
@@ -128,6 +142,9 @@ final class PerftestPeer {
         this.err = err;
         this.client = options.server() != null;
         this.size = options.size(test);
+        this.qpCount = options.qps();
+        // perftest -a: every size up to MAX_SIZE through buffers sized for the largest (perftest_parameters.c)
+        this.maxSize = options.allSizes() ? LoopbackRun.MAX_ALL_SIZE : size;
         int iters = options.iterations(test);
         // perftest: rx_depth 512 for Send tests, capped by the iterations of an iteration-bounded run
         this.rxDepth = options.duration() > 0 ? RX_DEPTH_SEND : Math.min(RX_DEPTH_SEND, iters);
@@ -168,23 +185,77 @@ final class PerftestPeer {
     private void createTest() {
         int tx = options.txDepth(test);
         int rq = test.verb() == PerftestTest.Verb.SEND ? rxDepth : 1;
-        cq = rnic.createCq(tx + rq + 64);
-        qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(tx + 8, rq).readDepths(OUT_READS, OUT_READS));
-        // perftest's buffer: the local half, then the half the peer targets (BUFF_SIZE each)
-        long half = Math.max(size, CYCLE_BUFFER);
-        buf = rnic.allocateMemory(2 * half, 4096);
-        mr = pd.registerMemory(buf, RIGHTS);
-        credit = rnic.allocateMemory(64, 64);
-        creditMr = pd.registerMemory(credit, RIGHTS);
-        long vaddr = buf.address() + half;
-        int rkey = mr.stag();
-        if (test == PerftestTest.SEND_BW) {
-            // perftest on iWARP advertises its credit word instead (ctx_alloc_credit)
-            vaddr = credit.address();
-            rkey = creditMr.stag();
+        // -I: perftest posts a Send or Write inline when the message fits the inline size; the QP
+        // gets that capacity (ibv_qp_init_attr.cap.max_inline_data), here capped by the RNIC's
+        inline = 0;
+        if (options.inlineSize() > 0 && test.verb() != PerftestTest.Verb.READ) {
+            int max = rnic.query().maxInlineData();
+            inline = Math.min(options.inlineSize(), max);
+            if (inline < options.inlineSize()) {
+                err.println(test.command() + ": -I " + options.inlineSize() + " above the RNIC's max inline data; "
+                        + "using " + inline);
+            }
         }
-        myDest = new PerftestWire.Dest(0, test.verb() == PerftestTest.Verb.READ ? OUT_READS : 0, qp.id(),
-                ThreadLocalRandom.current().nextInt(1 << 24), rkey, vaddr, new byte[16], 0, 0);
+        // one CQ for all the test QPs, as perftest's send_cq
+        cq = rnic.createCq(qpCount * (tx + 8 + rq) + 64);
+        qps = new QueuePair[qpCount];
+        bufs = new MemorySegment[qpCount];
+        mrs = new MemoryRegion[qpCount];
+        credits = new MemorySegment[qpCount];
+        creditMrs = new MemoryRegion[qpCount];
+        myDests = new PerftestWire.Dest[qpCount];
+        remDests = new PerftestWire.Dest[qpCount];
+        // perftest's buffer per QP: the local half, then the half the peer targets (BUFF_SIZE each)
+        long half = half();
+        for (int i = 0; i < qpCount; i++) {
+            qps[i] = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(tx + 8, rq).sges(4, 4, 4, inline)
+                    .readDepths(OUT_READS, OUT_READS));
+            bufs[i] = rnic.allocateMemory(2 * half, 4096);
+            mrs[i] = pd.registerMemory(bufs[i], RIGHTS);
+            credits[i] = rnic.allocateMemory(64, 64);
+            creditMrs[i] = pd.registerMemory(credits[i], RIGHTS);
+            long vaddr = bufs[i].address() + half;
+            int rkey = mrs[i].stag();
+            if (test == PerftestTest.SEND_BW) {
+                // perftest on iWARP advertises its credit word instead (ctx_alloc_credit)
+                vaddr = credits[i].address();
+                rkey = creditMrs[i].stag();
+            }
+            myDests[i] = new PerftestWire.Dest(0, test.verb() == PerftestTest.Verb.READ ? OUT_READS : 0, qps[i].id(),
+                    ThreadLocalRandom.current().nextInt(1 << 24), rkey, vaddr, new byte[16], 0, 0);
+        }
+        qp = qps[0];
+        buf = bufs[0];
+        mr = mrs[0];
+        credit = credits[0];
+        creditMr = creditMrs[0];
+        myDest = myDests[0];
+    }
+
+    /** perftest's BUFF_SIZE: the largest message (MAX_SIZE with -a) or the cycle buffer. */
+    private long half() {
+        return Math.max(maxSize, CYCLE_BUFFER);
+    }
+
+    /** Sets the inline flag of a Send or Write WR whose message fits {@code -I} (IBV_SEND_INLINE). */
+    private SendWorkRequest inline(SendWorkRequest w) {
+        if (inline > 0 && size <= inline) {
+            w.inline(true);
+        }
+        return w;
+    }
+
+    /** Posts a data WR on {@code target}, counting those that went inline. */
+    private void post(QueuePair target, SendWorkRequest w) {
+        target.postSend(w);
+        if (w.inline()) {
+            inlinePosts++;
+        }
+    }
+
+    /** The data WRs posted inline so far (tests). */
+    long inlinePosts() {
+        return inlinePosts;
     }
 
     // ---------------------------------------------------------------- the exchange
@@ -194,7 +265,12 @@ final class PerftestPeer {
         Connection comm = connectWithRetries(commQp, server, "comm");
         preamble();
         handshake(PerftestWire.Dest.zero());
-        Connection data = connectWithRetries(qp, server, "test");
+        // rdma_cm_client_connection: one connection per test QP, to the same port
+        Connection data = null;
+        for (int i = 0; i < qpCount; i++) {
+            Connection c = connectWithRetries(qps[i], server, "test");
+            data = i == 0 ? c : data;
+        }
         handshake(PerftestWire.Dest.zero());
         printConnection(comm, data);
         return testPhase();
@@ -202,17 +278,21 @@ final class PerftestPeer {
 
     private int runServer() throws IOException, InterruptedException {
         CompletableFuture<Connection> commAccepted = new CompletableFuture<>();
-        CompletableFuture<Connection> testAccepted = new CompletableFuture<>();
+        List<CompletableFuture<Connection>> testAccepted = new ArrayList<>();
+        for (int i = 0; i < qpCount; i++) {
+            testAccepted.add(new CompletableFuture<>());
+        }
         AtomicInteger requests = new AtomicInteger();
         ConnectionSettings serverSettings = settings.firstFpduDelay(Duration.ZERO);
         try (var listener = rnic.connectionManager().listen(new InetSocketAddress(options.port()), serverSettings,
                 request -> {
-                    // perftest's order: the comm connection first, then the test connection
+                    // perftest's order: the comm connection first, then the test connections; the
+                    // server numbers test QPs in arrival order (rdma_cm_connection_request_handler)
                     int n = requests.getAndIncrement();
                     if (n == 0) {
                         accept(request, commQp, commAccepted);
-                    } else if (n == 1) {
-                        accept(request, qp, testAccepted);
+                    } else if (n <= qpCount) {
+                        accept(request, qps[n - 1], testAccepted.get(n - 1));
                     } else {
                         request.reject(null);
                     }
@@ -223,7 +303,10 @@ final class PerftestPeer {
             Connection comm = await(commAccepted, "comm connection", TimeUnit.DAYS.toNanos(1));
             preamble();
             handshake(PerftestWire.Dest.zero());
-            Connection data = await(testAccepted, "test connection", waitNanos);
+            Connection data = await(testAccepted.get(0), "test connection", waitNanos);
+            for (int i = 1; i < qpCount; i++) {
+                await(testAccepted.get(i), "test connection " + i, waitNanos);
+            }
             handshake(PerftestWire.Dest.zero());
             printConnection(comm, data);
             return testPhase();
@@ -288,6 +371,21 @@ final class PerftestPeer {
 
     private void handshake() throws IOException {
         handshake(myDest);
+        remDests[0] = remDest;
+    }
+
+    /** ctx_hand_shake of QP {@code i}'s destinations (perftest loops over the QPs twice). */
+    private void handshake(int i) throws IOException {
+        handshake(myDests[i]);
+        remDests[i] = remDest;
+        remDest = remDests[0];
+    }
+
+    /** One destination handshake per QP, in order. */
+    private void handshakeEach() throws IOException {
+        for (int i = 0; i < qpCount; i++) {
+            handshake(i);
+        }
     }
 
     /** One lock-step exchange: the client sends first, the server receives first. */
@@ -367,9 +465,12 @@ final class PerftestPeer {
         out.println(" Connection type : RC (iWARP, MPA rev " + data.parameters().revision() + ", CRC "
                 + (data.parameters().crc() ? "on" : "off") + ", IRD " + data.parameters().ird() + " ORD "
                 + data.parameters().ord() + ")   comm " + comm.remoteAddress());
-        out.println(" Mtu             : 1024[B]   Message size: " + size);
+        out.println(" Mtu             : 1024[B]   Message size: " + (options.allSizes() ? "2..8388608 (-a)" : size)
+                + "   QPs: " + qpCount + "   Max inline data: " + inline + "[B]");
         out.println(Report.RULE);
-        out.println(" local address: " + myDest.describe());
+        for (PerftestWire.Dest d : myDests) {
+            out.println(" local address: " + d.describe());
+        }
     }
 
     // ---------------------------------------------------------------- the tests
@@ -377,16 +478,22 @@ final class PerftestPeer {
     private int testPhase() throws IOException {
         switch (test) {
             case WRITE_BW, READ_BW -> {
-                handshake();
-                handshake();
-                out.println(" remote address: " + remDest.describe());
+                handshakeEach();
+                handshakeEach();
+                printRemotes();
                 handshake(); // after RTR
                 out.println(Report.RULE);
                 out.println(Report.bwHeader(options.reportGbits()));
                 BandwidthResult mine = null;
                 if (client) {
-                    mine = test == PerftestTest.WRITE_BW ? writeOrReadBw(Opcode.RDMA_WRITE) : writeOrReadBw(Opcode.RDMA_READ);
-                    out.println(Report.bwRow(mine, options.reportGbits(), null));
+                    // -a: sizes 2..2^23 back to back with no sync between them (write_bw.c, read_bw.c
+                    // RUN_ALL when not duplex); the report exchanged is the last size's
+                    for (int s : sizes()) {
+                        size = s;
+                        mine = writeOrReadBw(test == PerftestTest.WRITE_BW ? Opcode.RDMA_WRITE : Opcode.RDMA_READ);
+                        out.println(Report.bwRow(mine, options.reportGbits(), null));
+                        out.flush();
+                    }
                 }
                 handshake();
                 BandwidthResult theirs = exchangeReports(mine);
@@ -433,12 +540,14 @@ final class PerftestPeer {
                 latTable(r);
             }
             case SEND_BW -> {
+                handshakeEach(); // these destinations carry the credit words (ctx_set_credit_wqes)
                 handshake();
-                handshake();
-                handshake();
-                out.println(" remote address: " + remDest.describe());
+                handshakeEach();
+                printRemotes();
                 if (!client) {
-                    postReceives(rxDepth);
+                    for (int i = 0; i < qpCount; i++) {
+                        postReceives(i, rxDepth);
+                    }
                 }
                 handshake();
                 out.println(Report.RULE);
@@ -453,6 +562,17 @@ final class PerftestPeer {
         }
         out.flush();
         return 0;
+    }
+
+    private void printRemotes() {
+        for (int i = 0; i < qpCount; i++) {
+            out.println(" remote address: " + remDests[i].describe());
+        }
+    }
+
+    /** The sizes of a client run: {@code -a}'s 2..2^23 or the one size. */
+    private List<Integer> sizes() {
+        return Perftest.sizes(test, options);
     }
 
     private void latTable(LatencyResult r) {
@@ -494,58 +614,44 @@ final class PerftestPeer {
         return System.nanoTime() + TimeUnit.SECONDS.toNanos(options.duration());
     }
 
-    /** Client Write or Read bandwidth: a window of signaled operations on the peer's buffer. */
+    /**
+     * Client Write or Read bandwidth: a window of signaled operations per QP on that QP's peer
+     * buffer, the QPs served in turn (run_iter_bw); with {@code -n} every QP runs n iterations.
+     */
     private BandwidthResult writeOrReadBw(Opcode opcode) throws IOException {
         int window = opcode == Opcode.RDMA_READ ? Math.min(options.txDepth(test), Math.max(1, qpOrd()))
                 : options.txDepth(test);
-        long posted = 0;
-        long completed = 0;
-        long stride = 256;
-        long best = 0;
-        long start = System.nanoTime();
-        long end = endTime();
-        long strideStart = start;
-        long deadline = start + waitNanos;
-        try (Progress progress = Progress.start(err, test.command())) {
-            while (running(posted, end)) {
-                while (posted - completed >= window) {
-                    int n = pollTest();
-                    completed += n;
-                    if (n == 0) {
-                        spin(deadline, "completions");
-                    }
-                }
-                wr.reset().wrId(posted).opcode(opcode).signaled(true).remote(remDest.rkey(), remDest.vaddr())
-                        .sge(mr.stag(), buf.address(), size);
-                qp.postSend(wr);
-                posted++;
-                progress.tick();
-                if (posted % stride == 0) {
-                    long now = System.nanoTime();
-                    best = best == 0 ? now - strideStart : Math.min(best, now - strideStart);
-                    strideStart = now;
-                }
-            }
-            while (completed < posted) {
-                int n = pollTest();
-                completed += n;
-                if (n == 0) {
-                    spin(deadline, "the last completions");
-                }
-            }
-        }
-        return BandwidthResult.of(size, posted, System.nanoTime() - start, best, stride);
+        return bandwidth(window, (i, id) -> inline(wr.reset().wrId(id).opcode(opcode).signaled(true)
+                .remote(remDests[i].rkey(), remDests[i].vaddr()).sge(mrs[i].stag(), bufs[i].address(), size)), false);
     }
 
     private int qpOrd() {
         return OUT_READS;
     }
 
-    /** Client Send bandwidth with perftest's iWARP receive credits. */
+    /** Client Send bandwidth with perftest's iWARP receive credits, one credit word per QP. */
     private BandwidthResult sendBwClient() throws IOException {
-        int window = options.txDepth(test);
-        long posted = 0;
-        long completed = 0;
+        return bandwidth(options.txDepth(test), (i, id) -> inline(wr.reset().wrId(id).opcode(Opcode.SEND).signaled(true)
+                .sge(mrs[i].stag(), bufs[i].address(), size)), true);
+    }
+
+    /** Builds the next data WR of QP {@code i} into {@link #wr}. */
+    @FunctionalInterface
+    private interface WrBuilder {
+        SendWorkRequest build(int qp, long wrId);
+    }
+
+    /**
+     * perftest's run_iter_bw: post on each QP in turn while its window (and, for Sends, its
+     * receive credits: perftest stops while posted + 1 - credit >= rx_depth) allows, then poll the
+     * shared CQ; a completion's wrId names its QP.
+     */
+    private BandwidthResult bandwidth(int window, WrBuilder builder, boolean useCredits) throws IOException {
+        long[] posted = new long[qpCount];
+        long[] completed = new long[qpCount];
+        long iters = options.iterations(test);
+        boolean timed = options.duration() > 0;
+        long total = 0;
         long stride = 256;
         long best = 0;
         long start = System.nanoTime();
@@ -553,43 +659,52 @@ final class PerftestPeer {
         long strideStart = start;
         long deadline = start + waitNanos;
         try (Progress progress = Progress.start(err, test.command())) {
-            while (running(posted, end)) {
-                // perftest's window: stop while posted + 1 - credit >= rx_depth (the server's receives)
-                while (posted - completed >= window
-                        || Integer.toUnsignedLong((int) posted + 1 - (int) INT_LE.getVolatile(credit, 0L)) >= rxDepth) {
-                    int n = pollTest();
-                    completed += n;
-                    if (n == 0) {
-                        spin(deadline, "completions and receive credits");
+            boolean more = true;
+            while (more) {
+                more = false;
+                boolean progressed = false;
+                boolean inTime = !timed || System.nanoTime() - end < 0;
+                for (int i = 0; i < qpCount; i++) {
+                    while (inTime && (timed || posted[i] < iters) && posted[i] - completed[i] < window
+                            && !(useCredits && Integer.toUnsignedLong((int) posted[i] + 1
+                                    - (int) INT_LE.getVolatile(credits[i], 0L)) >= rxDepth)) {
+                        post(qps[i], builder.build(i, i));
+                        posted[i]++;
+                        total++;
+                        progressed = true;
+                        progress.tick();
+                        if (total % stride == 0) {
+                            long now = System.nanoTime();
+                            best = best == 0 ? now - strideStart : Math.min(best, now - strideStart);
+                            strideStart = now;
+                        }
                     }
+                    more |= inTime && (timed || posted[i] < iters);
                 }
-                wr.reset().wrId(posted).opcode(Opcode.SEND).signaled(true).sge(mr.stag(), buf.address(), size);
-                qp.postSend(wr);
-                posted++;
-                progress.tick();
-                if (posted % stride == 0) {
-                    long now = System.nanoTime();
-                    best = best == 0 ? now - strideStart : Math.min(best, now - strideStart);
-                    strideStart = now;
+                int n = pollTest(completed);
+                if (n == 0 && !progressed) {
+                    spin(deadline, useCredits ? "completions and receive credits" : "completions");
                 }
             }
-            while (completed < posted) {
-                int n = pollTest();
-                completed += n;
-                if (n == 0) {
-                    spin(deadline, "the last completions");
+            for (int i = 0; i < qpCount; i++) {
+                while (completed[i] < posted[i]) {
+                    if (pollTest(completed) == 0) {
+                        spin(deadline, "the last completions");
+                    }
                 }
             }
         }
-        return BandwidthResult.of(size, posted, System.nanoTime() - start, best, stride);
+        return BandwidthResult.of(size, total, System.nanoTime() - start, best, stride);
     }
 
     /**
-     * Server Send bandwidth: count receives, repost each, write the credit word every
-     * {@code rx_depth / 3}, until the client's next perftest message says it is done.
+     * Server Send bandwidth: count each QP's receives, repost each, write that QP's credit word
+     * every {@code rx_depth / 3} of its receives, until the client's next perftest message says it
+     * is done. Receive wrIds name their QP; credit Writes carry {@link #CREDIT_ID}.
      */
     private BandwidthResult sendBwServer() throws IOException {
         int creditEvery = Math.max(1, rxDepth / 3);
+        long[] receivedBy = new long[qpCount];
         long received = 0;
         long creditsOutstanding = 0;
         long start = 0;
@@ -608,14 +723,17 @@ final class PerftestPeer {
                     if (start == 0) {
                         start = System.nanoTime();
                     }
+                    int q = (int) wc.wrId();
                     received++;
+                    long r = ++receivedBy[q];
                     progress.tick();
-                    postReceives(1);
-                    if ((received % rxDepth) % creditEvery == 0) {
-                        credit.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 4, (int) received);
+                    postReceives(q, 1);
+                    if ((r % rxDepth) % creditEvery == 0) {
+                        MemorySegment c = credits[q];
+                        c.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN), 4, (int) r);
                         creditWr.reset().wrId(CREDIT_ID).opcode(Opcode.RDMA_WRITE).signaled(true)
-                                .remote(remDest.rkey(), remDest.vaddr()).sge(creditMr.stag(), credit.address() + 4, 4);
-                        qp.postSend(creditWr);
+                                .remote(remDests[q].rkey(), remDests[q].vaddr()).sge(creditMrs[q].stag(), c.address() + 4, 4);
+                        qps[q].postSend(creditWr);
                         creditsOutstanding++;
                     }
                     last = System.nanoTime();
@@ -640,16 +758,21 @@ final class PerftestPeer {
     }
 
     private void postReceives(int count) {
+        postReceives(0, count);
+    }
+
+    /** Posts receives on QP {@code q}; their wrId is {@code q}. */
+    private void postReceives(int q, int count) {
         for (int i = 0; i < count; i++) {
-            rr.reset().wrId(0).sge(mr.stag(), buf.address(), size);
-            qp.postReceive(rr);
+            rr.reset().wrId(q).sge(mrs[q].stag(), bufs[q].address(), size);
+            qps[q].postReceive(rr);
         }
     }
 
     /** perftest's Write ping-pong: the byte at size - 1 carries the count; the server sends first. */
     private LatencyResult writeLat() throws IOException {
         int n = options.iterations(test);
-        long half = Math.max(size, CYCLE_BUFFER);
+        long half = half();
         long pollOffset = half + size - 1;
         long postOffset = size - 1;
         Histogram h = LatencyResult.newHistogram();
@@ -673,9 +796,8 @@ final class PerftestPeer {
                     }
                     previous = now;
                     buf.set(ValueLayout.JAVA_BYTE, postOffset, (byte) ++scnt);
-                    wr.reset().wrId(scnt).opcode(Opcode.RDMA_WRITE).signaled(true).remote(remDest.rkey(), remDest.vaddr())
-                            .sge(mr.stag(), buf.address(), size);
-                    qp.postSend(wr);
+                    post(qp, inline(wr.reset().wrId(scnt).opcode(Opcode.RDMA_WRITE).signaled(true)
+                            .remote(remDest.rkey(), remDest.vaddr()).sge(mr.stag(), buf.address(), size)));
                     progress.tick();
                 }
                 if (ccnt < n) {
@@ -743,8 +865,8 @@ final class PerftestPeer {
                         h.recordValue(Math.max(1, now - previous));
                     }
                     previous = now;
-                    wr.reset().wrId(++scnt).opcode(Opcode.SEND).signaled(true).sge(mr.stag(), buf.address(), size);
-                    qp.postSend(wr);
+                    post(qp, inline(wr.reset().wrId(++scnt).opcode(Opcode.SEND).signaled(true)
+                            .sge(mr.stag(), buf.address(), size)));
                     progress.tick();
                 }
             }
@@ -757,10 +879,12 @@ final class PerftestPeer {
         return LatencyResult.of(size, h, true);
     }
 
-    private int pollTest() throws IOException {
+    /** Polls the test CQ; counts each completion on the QP its wrId names. */
+    private int pollTest(long[] completed) throws IOException {
         int n = cq.poll(batch, 0, batch.length);
         for (int i = 0; i < n; i++) {
             check(batch[i]);
+            completed[(int) batch[i].wrId()]++;
         }
         return n;
     }

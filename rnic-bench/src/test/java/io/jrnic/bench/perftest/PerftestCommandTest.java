@@ -61,4 +61,15 @@ class PerftestCommandTest {
         assertThat(r.out()).contains("MPA CRC on").contains("BW peak[Gb/sec]");
         assertThat(r.lastLine()).contains("\"bytes\": 4096").contains("\"crc\": true");
     }
+
+    @Test
+    void loopbackSpreadsTheRunOverQueuePairs() {
+        // -q 3 -n 30: three RNIC pairs beside three TCP streams, 30 messages each (perftest's per-QP -n)
+        Run r = run(PerftestTest.WRITE_BW, "--loopback", "-q", "3", "-n", "30", "-s", "256", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.lastLine()).contains("\"iterations\": 90, \"qps\": 3");
+        Run read = run(PerftestTest.READ_BW, "--loopback", "-q", "2", "-n", "30", "-s", "256", "--json");
+        assertThat(read.code()).as(read.err()).isZero();
+        assertThat(read.lastLine()).contains("\"iterations\": 60, \"qps\": 2");
+    }
 }

@@ -33,6 +33,19 @@ class PerftestOptionsTest {
     }
 
     @Test
+    void multipleQpsInlineAndAllSizesParse() {
+        PerftestOptions o = Perftest.parse(PerftestTest.SEND_BW, "-q", "4", "-I", "64", "10.0.2.15");
+        assertThat(o.qps()).isEqualTo(4);
+        assertThat(o.inlineSize()).isEqualTo(64);
+        assertThat(Perftest.parse(PerftestTest.WRITE_BW, "-a", "10.0.2.15").allSizes()).isTrue();
+        assertThat(Perftest.parse(PerftestTest.READ_BW, "-a").allSizes()).isTrue();
+        assertThat(Perftest.parse(PerftestTest.SEND_LAT, "-a", "--loopback").allSizes()).isTrue();
+        assertThat(Perftest.parse(PerftestTest.READ_LAT, "--warm-up", "200").warmUp()).isEqualTo(200);
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.READ_LAT, "--warm-up", "200", "--loopback"))
+                .hasMessageContaining("--warm-up");
+    }
+
+    @Test
     void clusteredShortOptionsAndOursParse() {
         PerftestOptions o = Perftest.parse(PerftestTest.SEND_LAT, "-Rn", "100", "--crc", "--markers", "--setup-timeout-s",
                 "300", "--pause-ms", "0", "--mode", "event-loop", "--json", "--loopback");
@@ -54,7 +67,10 @@ class PerftestOptionsTest {
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "-n", "10", "-D", "2")).hasMessageContaining("-D");
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "host")).hasMessageContaining("loopback");
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.FLUSH_LAT, "host")).hasMessageContaining("--loopback");
-        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "-q", "2")).hasMessageContaining("queue pair");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_LAT, "-q", "2")).hasMessageContaining("one queue pair");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "-q", "0")).hasMessageContaining("queue pairs");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "-I", "913")).hasMessageContaining("inline");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.SEND_BW, "-a", "host")).hasMessageContaining("-a");
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "-s", "2")).hasMessageContaining("-s 8");
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--bogus")).hasMessageContaining("--bogus");
     }

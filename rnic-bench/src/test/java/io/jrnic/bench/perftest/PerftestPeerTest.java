@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -53,5 +54,88 @@ class PerftestPeerTest {
         assertThat(client.out()).contains("peer perftest 6.06").contains("remote address:");
         assertThat(client.lastLine()).startsWith("{\"test\": \"" + test.jsonName() + "\"");
         assertThat(client.lastLine()).doesNotContain("\"tcp\"");
+    }
+
+    /** A server of {@code test} on a free port, started on another thread; returns once it listens. */
+    private record Server(CompletableFuture<Integer> exit, ByteArrayOutputStream out, ByteArrayOutputStream err) {
+        static Server start(PerftestTest test, String... args) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            ByteArrayOutputStream err = new ByteArrayOutputStream();
+            CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(() -> Perftest.run(test, args,
+                    new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8)));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!out.toString(StandardCharsets.UTF_8).contains("Waiting for client") && !exit.isDone()) {
+                assertThat(System.nanoTime() - deadline).as("server listening").isNegative();
+                Thread.onSpinWait();
+            }
+            return new Server(exit, out, err);
+        }
+
+        String served() throws Exception {
+            assertThat(exit.get(60, TimeUnit.SECONDS)).as(err.toString(StandardCharsets.UTF_8)).isZero();
+            return out.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    private static String[] with(String[] common, String... more) {
+        String[] all = new String[common.length + more.length];
+        System.arraycopy(common, 0, all, 0, common.length);
+        System.arraycopy(more, 0, all, common.length, more.length);
+        return all;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = PerftestTest.class, names = {"WRITE_BW", "READ_BW", "SEND_BW"})
+    void severalQueuePairsEachRunTheirIterations(PerftestTest test) throws Exception {
+        // perftest -q 3: three test connections to the same port, the destinations exchanged per QP,
+        // and each QP runs -n iterations (run_iter_bw's tot_iters = iters * num_of_qps)
+        String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "40", "-s", "1024", "-q", "3", "--pause-ms", "0"};
+        Server server = Server.start(test, common);
+        PerftestCommandTest.Run client = PerftestCommandTest.run(test, with(common, "127.0.0.1", "--json"));
+        assertThat(client.code()).as(client.err()).isZero();
+        String served = server.served();
+        assertThat(client.out().lines().filter(l -> l.startsWith(" remote address:"))).hasSize(3);
+        assertThat(served.lines().filter(l -> l.startsWith(" remote address:"))).hasSize(3);
+        assertThat(client.lastLine()).contains("\"iterations\": 120, \"qps\": 3");
+        // the QPs' destinations differ: three STags, three buffers
+        assertThat(client.out().lines().filter(l -> l.startsWith(" remote address:")).distinct()).hasSize(3);
+    }
+
+    @Test
+    void inlineSizeMapsOntoTheInlineFlagUpToTheRnicsMaximum() throws Exception {
+        assertThat(inlinePosts(PerftestTest.WRITE_BW, "64", "64")).isEqualTo(30);
+        assertThat(inlinePosts(PerftestTest.WRITE_BW, "65", "64")).isZero(); // larger than -I: not inline
+        assertThat(inlinePosts(PerftestTest.SEND_BW, "256", "900")).isEqualTo(30); // -I capped at the RNIC's 256
+        assertThat(inlinePosts(PerftestTest.SEND_BW, "512", "900")).isZero();
+        assertThat(inlinePosts(PerftestTest.SEND_LAT, "8", "8")).isEqualTo(30);
+        assertThat(inlinePosts(PerftestTest.WRITE_LAT, "8", "0")).isZero();
+    }
+
+    /** Runs our client against our server with {@code -I}; returns the client's inline posts. */
+    private static long inlinePosts(PerftestTest test, String size, String inline) throws Exception {
+        String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "30", "-s", size, "-I", inline, "--pause-ms", "0"};
+        Server server = Server.start(test, common);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PerftestPeer peer = new PerftestPeer(test, Perftest.parse(test, with(common, "127.0.0.1")),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(peer.run()).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        server.served();
+        return peer.inlinePosts();
+    }
+
+    @Test
+    void allSizesRunBackToBackAndTheServerGetsTheLastReport() throws Exception {
+        // write_bw.c RUN_ALL without duplex: sizes 2..2^23 with no sync between them, one report at the end
+        String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "5", "-a", "--pause-ms", "0"};
+        // the server also warms up first (--warm-up, for slow hosts): it must still serve the client
+        Server server = Server.start(PerftestTest.WRITE_BW, with(common, "--warm-up", "20"));
+        PerftestCommandTest.Run client = PerftestCommandTest.run(PerftestTest.WRITE_BW, with(common, "127.0.0.1"));
+        assertThat(client.code()).as(client.err()).isZero();
+        String served = server.served();
+        for (int s = 2; s <= 1 << 23; s <<= 1) {
+            assertThat(client.out()).containsPattern("(?m)^ +" + s + " +5 ");
+        }
+        assertThat(served).containsPattern("(?m)^ +8388608 +5 ");
     }
 }
