@@ -15,27 +15,27 @@ public record BandwidthResult(int bytes, long iterations, double peakBytesPerS, 
     /** perftest's MB: 2^20 bytes. */
     static final double MB = 1024.0 * 1024.0;
 
-    /** Average in Gb/s (10^9 bits per second). */
+    /** {@return the average rate in Gb/s (10^9 bits per second): perftest's BW average with --report_gbits} */
     public double avgGbps() {
         return avgBytesPerS * 8 / 1e9;
     }
 
-    /** Peak in Gb/s. */
+    /** {@return the peak rate in Gb/s (10^9 bits per second): perftest's BW peak with --report_gbits} */
     public double peakGbps() {
         return peakBytesPerS * 8 / 1e9;
     }
 
-    /** Message rate in Mpps. */
+    /** {@return the message rate in Mpps (10^6 messages per second): perftest's MsgRate column} */
     public double mpps() {
         return messagesPerS / 1e6;
     }
 
-    /** Average in perftest's MB/s. */
+    /** {@return the average rate in perftest's MB/s (2^20 bytes per second): its default BW average} */
     public double avgMBps() {
         return avgBytesPerS / MB;
     }
 
-    /** Peak in perftest's MB/s. */
+    /** {@return the peak rate in perftest's MB/s (2^20 bytes per second): its default BW peak} */
     public double peakMBps() {
         return peakBytesPerS / MB;
     }

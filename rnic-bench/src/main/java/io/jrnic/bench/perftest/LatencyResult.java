@@ -22,7 +22,10 @@ public record LatencyResult(int bytes, long iterations, double minUs, double max
     /** Significant decimal digits the histograms keep (0.1% resolution). */
     public static final int SIGNIFICANT_DIGITS = 3;
 
-    /** A histogram of nanosecond samples (1 ns to 1 h, auto-resizing). */
+    /**
+     * {@return a new, empty histogram for nanosecond samples: auto-resizing (no upper bound to
+     * configure), {@value #SIGNIFICANT_DIGITS} significant digits}
+     */
     public static Histogram newHistogram() {
         Histogram h = new Histogram(SIGNIFICANT_DIGITS);
         return h;

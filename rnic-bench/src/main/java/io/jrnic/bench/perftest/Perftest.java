@@ -62,7 +62,12 @@ public final class Perftest {
         return cl;
     }
 
-    /** The usage text of a command. */
+    /**
+     * The usage text of a command, as {@code -h} prints it (no ANSI colours).
+     *
+     * @param test the command's test: its name heads the usage
+     * @return the usage text: synopsis, description and the options with their descriptions
+     */
     public static String usage(PerftestTest test) {
         return commandLine(test, new PerftestOptions()).getUsageMessage(CommandLine.Help.Ansi.OFF);
     }

@@ -37,7 +37,7 @@ public final class PerftestOptions {
             this.label = label;
         }
 
-        /** The name on the command line and in the JSON. */
+        /** {@return the mode's name on the command line ({@code --mode}) and in the JSON's {@code mode} member} */
         public String label() {
             return label;
         }
@@ -123,12 +123,26 @@ public final class PerftestOptions {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "this help")
     boolean help;
 
-    /** The server address (client role), or null (server role). */
+    /**
+     * Creates options holding the defaults (server role, one queue pair, port {@value #DEFAULT_PORT},
+     * event-loop mode); picocli then sets the fields of the options given.
+     */
+    public PerftestOptions() {
+    }
+
+    /** {@return the server address as given (host name or IP literal): the client role; null for the server role} */
     public String server() {
         return server;
     }
 
-    /** The message size of a single-size run of {@code test}. */
+    /**
+     * The message size of a single-size run: {@code -s}, else the test's
+     * {@linkplain PerftestTest#defaultSize() perftest default}, raised to 8 in loopback (the
+     * messages then carry an 8-byte sequence number).
+     *
+     * @param test the command's test
+     * @return the message size in bytes
+     */
     public int size(PerftestTest test) {
         if (size != null) {
             return size;
@@ -136,7 +150,13 @@ public final class PerftestOptions {
         return loopback ? Math.max(8, test.defaultSize()) : test.defaultSize();
     }
 
-    /** Iterations of an iteration-bounded run: perftest's defaults unless {@code -n}. */
+    /**
+     * Iterations of an iteration-bounded run: {@code -n}, else perftest's defaults (5000 for
+     * {@code ib_write_bw}, 1000 for every other test).
+     *
+     * @param test the command's test
+     * @return messages (bandwidth, per queue pair) or samples (latency) per message size
+     */
     public int iterations(PerftestTest test) {
         if (iterations != null) {
             return iterations;
@@ -144,12 +164,21 @@ public final class PerftestOptions {
         return test == PerftestTest.WRITE_BW ? 5000 : 1000;
     }
 
-    /** The duration in seconds, or 0 when the run is bounded by iterations. */
+    /**
+     * {@return the duration of a time-bounded run ({@code -D}) in seconds, or 0 when the run is
+     * bounded by iterations}
+     */
     public int duration() {
         return duration == null ? 0 : duration;
     }
 
-    /** Send queue depth: perftest's 128 for bandwidth, 1 for latency, unless {@code -t}. */
+    /**
+     * Send queue depth: {@code -t}, else perftest's 128 for bandwidth and 1 for latency.
+     *
+     * @param test the command's test
+     * @return the send queue depth in work requests (for a bandwidth test, the window of
+     *         outstanding operations)
+     */
     public int txDepth(PerftestTest test) {
         if (txDepth != null) {
             return txDepth;
@@ -157,67 +186,73 @@ public final class PerftestOptions {
         return test.latency() ? 1 : 128;
     }
 
-    /** The inline size, or -1 for the default. */
+    /** {@return the largest message posted inline ({@code -I}) in bytes, or -1 when not given (the default)} */
     public int inlineSize() {
         return inlineSize == null ? -1 : inlineSize;
     }
 
-    /** TCP port. */
+    /** {@return the TCP port a server listens on and a client connects to ({@code -p})} */
     public int port() {
         return port;
     }
 
-    /** Whether {@code -a} was given. */
+    /** {@return whether {@code -a} was given: every power-of-two size from 2 (loopback: 8) to 2^23 bytes} */
     public boolean allSizes() {
         return allSizes;
     }
 
-    /** Queue pairs. */
+    /** {@return the number of queue pairs of a bandwidth test ({@code -q}), 1 by default} */
     public int qps() {
         return qps;
     }
 
-    /** Whether bandwidth is reported in Gb/s. */
+    /** {@return whether bandwidth is reported in Gb/s ({@code --report_gbits}) instead of perftest's MB/s} */
     public boolean reportGbits() {
         return reportGbits;
     }
 
-    /** Whether MPA CRC is asked for. */
+    /** {@return whether MPA CRCs are asked for (C=1 in the MPA Request or Reply, {@code --crc})} */
     public boolean crc() {
         return crc;
     }
 
-    /** Whether MPA markers are asked for and accepted. */
+    /** {@return whether MPA markers are asked for and accepted ({@code --markers})} */
     public boolean markers() {
         return markers;
     }
 
-    /** Bound of each MPA setup wait, seconds. */
+    /** {@return the bound of each MPA setup wait in seconds ({@code --setup-timeout-s})} */
     public int setupTimeoutSeconds() {
         return setupTimeoutSeconds;
     }
 
-    /** Client pause before the first FPDU, milliseconds. */
+    /** {@return the client's pause between the MPA Reply and its first FPDU in milliseconds ({@code --pause-ms})} */
     public int pauseMillis() {
         return pauseMillis;
     }
 
-    /** The data path mode. */
+    /** {@return how the data path waits for completions ({@code --mode})} */
     public Mode mode() {
         return mode;
     }
 
-    /** Loopback iterations run before serving or connecting, 0 for none. */
+    /**
+     * {@return the iterations of the quiet loopback warm-up run before serving or connecting
+     * ({@code --warm-up}), 0 for none}
+     */
     public int warmUp() {
         return warmUp;
     }
 
-    /** Whether this is a loopback run. */
+    /**
+     * {@return whether this is a loopback run ({@code --loopback}): both ends in this JVM, then raw
+     * TCP beside them}
+     */
     public boolean loopback() {
         return loopback;
     }
 
-    /** Whether the last line of stdout is a JSON object. */
+    /** {@return whether the last line of stdout is a JSON object ({@code --json})} */
     public boolean json() {
         return json;
     }

@@ -32,7 +32,20 @@ public enum PerftestTest {
     VERIFY_LAT("verify_lat", Verb.VERIFY, true);
 
     /** The operation a test measures. */
-    public enum Verb { WRITE, READ, SEND, ATOMIC, FLUSH, VERIFY }
+    public enum Verb {
+        /** RDMA Write (RFC 5040 §5.1). */
+        WRITE,
+        /** RDMA Read (RFC 5040 §5.2). */
+        READ,
+        /** Send into a posted receive (RFC 5040 §5.3). */
+        SEND,
+        /** An RFC 7306 atomic: FetchAdd in the perftest commands. */
+        ATOMIC,
+        /** draft-talpey-rdma-commit-01 §3.1.1 RDMA Flush. */
+        FLUSH,
+        /** draft-talpey-rdma-commit-01 §3.1.2 RDMA Verify. */
+        VERIFY
+    }
 
     private final String command;
     private final Verb verb;
@@ -44,17 +57,17 @@ public enum PerftestTest {
         this.latency = latency;
     }
 
-    /** The command name ({@code ib_write_bw}, ...). */
+    /** {@return the command name, as on the command line and as perftest names it ({@code ib_write_bw}, ...)} */
     public String command() {
         return command;
     }
 
-    /** The operation. */
+    /** {@return the operation the test measures} */
     public Verb verb() {
         return verb;
     }
 
-    /** Whether this is a latency test (else bandwidth). */
+    /** {@return whether this is a latency test (else a bandwidth test)} */
     public boolean latency() {
         return latency;
     }
@@ -63,23 +76,28 @@ public enum PerftestTest {
      * Whether perftest reports half the round trip: the ping-pong tests (Write and Send), where each
      * side's message is one direction. One-sided operations report the whole round trip, as
      * perftest's {@code ib_read_lat} and {@code ib_atomic_lat} do.
+     *
+     * @return whether the reported latency is half the measured round trip
      */
     public boolean halfRoundTrip() {
         return latency && (verb == Verb.WRITE || verb == Verb.SEND);
     }
 
-    /** The JSON {@code test} name: {@code write_lat}, {@code flush_lat}, ... */
+    /** {@return the JSON {@code test} name: {@code write_lat}, {@code flush_lat}, ...} */
     public String jsonName() {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** Whether Linux perftest has this test, so that our client and server speak its protocol. */
+    /**
+     * {@return whether Linux perftest has this test, so that our client and server speak its
+     * protocol (the others run with {@code --loopback} only)}
+     */
     public boolean perftestInterop() {
         return this == WRITE_BW || this == READ_BW || this == SEND_BW || this == WRITE_LAT || this == READ_LAT
                 || this == SEND_LAT;
     }
 
-    /** perftest's default message size: 65536 for bandwidth, 2 for latency, 8 for the atomics. */
+    /** {@return perftest's default message size in bytes: 65536 for bandwidth, 2 for latency, 8 for the atomics} */
     public int defaultSize() {
         if (verb == Verb.ATOMIC) {
             return 8;
@@ -87,7 +105,12 @@ public enum PerftestTest {
         return latency ? 2 : 65536;
     }
 
-    /** The test of a command name, or null. */
+    /**
+     * Looks a test up by its command name.
+     *
+     * @param command a command name ({@code ib_write_bw}, {@code flush_lat}, ...)
+     * @return the test of that name, or null if there is none
+     */
     public static PerftestTest ofCommand(String command) {
         for (PerftestTest t : values()) {
             if (t.command.equals(command)) {

@@ -69,7 +69,10 @@ public final class PerftestWire {
     public record Dest(int lid, int outReads, int qpn, int psn, int rkey, long vaddr, byte[] gid, int srqn,
                        int gidIndex) {
 
-        /** A destination of zeros: what perftest sends in the two syncs around the test connection. */
+        /**
+         * {@return a destination of zeros: what perftest sends in the two syncs around the test
+         * connection}
+         */
         public static Dest zero() {
             return new Dest(0, 0, 0, 0, 0, 0, new byte[16], 0, 0);
         }
@@ -82,18 +85,27 @@ public final class PerftestWire {
             gid = gid.clone();
         }
 
+        /** {@return a copy of the 16 GID bytes} */
         @Override
         public byte[] gid() {
             return gid.clone();
         }
 
-        /** perftest's own line for a destination ({@code ctx_print_pingpong_data}), RDMA part included. */
+        /**
+         * {@return perftest's own line for a destination ({@code ctx_print_pingpong_data}), RDMA part
+         * included: LID, QPN, PSN, RKey and VAddr in hex}
+         */
         public String describe() {
             return String.format("LID %#06x QPN %#06x PSN %#08x RKey %#08x VAddr %#018x", lid, qpn, psn, rkey, vaddr);
         }
     }
 
-    /** Encodes a destination: {@value #DEST_LENGTH} bytes. */
+    /**
+     * Encodes a destination; the padding at 20..23 is written as zeros.
+     *
+     * @param d the destination
+     * @return the {@value #DEST_LENGTH}-byte message
+     */
     public static byte[] encodeDest(Dest d) {
         ByteBuffer b = ByteBuffer.allocate(DEST_LENGTH).order(ByteOrder.BIG_ENDIAN);
         b.putInt(0, d.lid()).putInt(4, d.outReads()).putInt(8, d.qpn()).putInt(12, d.psn()).putInt(16, d.rkey());
@@ -106,6 +118,8 @@ public final class PerftestWire {
     /**
      * Decodes a destination; the padding at 20..23 is ignored (perftest sends stack garbage there).
      *
+     * @param bytes the message; bytes beyond the first {@value #DEST_LENGTH} are ignored
+     * @return the destination
      * @throws IllegalArgumentException if shorter than {@value #DEST_LENGTH}
      */
     public static Dest decodeDest(byte[] bytes) {
@@ -117,7 +131,13 @@ public final class PerftestWire {
                 b.getInt(48), b.getInt(52));
     }
 
-    /** The version message: {@link #VERSION} NUL-padded to {@value #VERSION_LENGTH} bytes. */
+    /**
+     * Encodes a version message: the string NUL-padded to {@value #VERSION_LENGTH} bytes, cut to
+     * {@value #VERSION_LENGTH} - 1 characters so that a NUL always ends it.
+     *
+     * @param version the version string, {@link #VERSION} for ours (US-ASCII)
+     * @return the {@value #VERSION_LENGTH}-byte message
+     */
     public static byte[] encodeVersion(String version) {
         byte[] out = new byte[VERSION_LENGTH];
         byte[] text = version.getBytes(StandardCharsets.US_ASCII);
@@ -125,7 +145,12 @@ public final class PerftestWire {
         return out;
     }
 
-    /** The version string of a version message (up to the first NUL). */
+    /**
+     * Decodes a version message.
+     *
+     * @param bytes the message
+     * @return the version string: the bytes up to the first NUL, at most {@value #VERSION_LENGTH} characters
+     */
     public static String decodeVersion(byte[] bytes) {
         int n = 0;
         while (n < bytes.length && n < VERSION_LENGTH && bytes[n] != 0) {
@@ -134,7 +159,12 @@ public final class PerftestWire {
         return new String(bytes, 0, n, StandardCharsets.US_ASCII);
     }
 
-    /** The version as perftest reads it ({@code atof}): the leading number, 0 if none. */
+    /**
+     * The version as perftest reads it ({@code atof}), for comparing with {@link #MIN_PEER_VERSION}.
+     *
+     * @param version a version string ({@code "6.06"})
+     * @return the leading number (digits and dots), 0 if there is none or it does not parse
+     */
     public static double versionNumber(String version) {
         int n = 0;
         while (n < version.length() && (Character.isDigit(version.charAt(n)) || version.charAt(n) == '.')) {
@@ -147,18 +177,35 @@ public final class PerftestWire {
         }
     }
 
-    /** A 4-byte big-endian int message (cycle buffer, cache line size). */
+    /**
+     * Encodes a 4-byte big-endian int message (cycle buffer, cache line size).
+     *
+     * @param value the int
+     * @return the 4-byte message
+     */
     public static byte[] encodeInt(int value) {
         return ByteBuffer.allocate(4).order(ByteOrder.BIG_ENDIAN).putInt(0, value).array();
     }
 
-    /** Decodes a 4-byte big-endian int message. */
+    /**
+     * Decodes a 4-byte big-endian int message.
+     *
+     * @param bytes the message; bytes beyond the first 4 are ignored
+     * @return the int
+     * @throws IllegalArgumentException if shorter than 4 bytes
+     */
     public static int decodeInt(byte[] bytes) {
         requireLength(bytes, 4, "int");
         return ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN).getInt(0);
     }
 
-    /** The MTU message: the {@code ibv_mtu} enum value as one decimal digit and a NUL. */
+    /**
+     * Encodes the MTU message: the {@code ibv_mtu} enum value as one decimal digit and a NUL.
+     *
+     * @param ibvMtu the {@code ibv_mtu} enum value: 1 = 256, 2 = 512, 3 = 1024, 4 = 2048, 5 = 4096 bytes
+     * @return the {@value #MTU_LENGTH}-byte message
+     * @throws IllegalArgumentException if {@code ibvMtu} is not in 1..5
+     */
     public static byte[] encodeMtu(int ibvMtu) {
         if (ibvMtu < 1 || ibvMtu > 5) {
             throw new IllegalArgumentException("ibv_mtu enum is 1..5, was " + ibvMtu);
@@ -166,23 +213,45 @@ public final class PerftestWire {
         return new byte[] {(byte) ('0' + ibvMtu), 0};
     }
 
-    /** An 8-byte big-endian long message (report size and iterations). */
+    /**
+     * Encodes an 8-byte big-endian long message (the report's size and iterations).
+     *
+     * @param value the long
+     * @return the 8-byte message
+     */
     public static byte[] encodeLong(long value) {
         return ByteBuffer.allocate(8).order(ByteOrder.BIG_ENDIAN).putLong(0, value).array();
     }
 
-    /** Decodes an 8-byte big-endian long message. */
+    /**
+     * Decodes an 8-byte big-endian long message.
+     *
+     * @param bytes the message; bytes beyond the first 8 are ignored
+     * @return the long
+     * @throws IllegalArgumentException if shorter than 8 bytes
+     */
     public static long decodeLong(byte[] bytes) {
         requireLength(bytes, 8, "long");
         return ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN).getLong(0);
     }
 
-    /** An 8-byte big-endian IEEE double message (report rates). */
+    /**
+     * Encodes an 8-byte big-endian IEEE double message (the report's rates).
+     *
+     * @param value the double, its bits sent as they are (NaNs not canonicalized)
+     * @return the 8-byte message
+     */
     public static byte[] encodeDouble(double value) {
         return encodeLong(Double.doubleToRawLongBits(value));
     }
 
-    /** Decodes an 8-byte big-endian IEEE double message. */
+    /**
+     * Decodes an 8-byte big-endian IEEE double message.
+     *
+     * @param bytes the message; bytes beyond the first 8 are ignored
+     * @return the double
+     * @throws IllegalArgumentException if shorter than 8 bytes
+     */
     public static double decodeDouble(byte[] bytes) {
         return Double.longBitsToDouble(decodeLong(bytes));
     }

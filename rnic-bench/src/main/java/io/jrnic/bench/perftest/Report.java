@@ -21,20 +21,38 @@ public final class Report {
     private Report() {
     }
 
-    /** Bandwidth columns: perftest's names, MB/s or Gb/s. */
+    /**
+     * The bandwidth columns: perftest's names.
+     *
+     * @param gbits whether the rates are in Gb/s ({@code --report_gbits}), else perftest's MB/s
+     * @return the header line
+     */
     public static String bwHeader(boolean gbits) {
         String unit = gbits ? "Gb/sec" : "MB/sec";
         return " #bytes     #iterations    BW peak[" + unit + "]    BW average[" + unit + "]   MsgRate[Mpps]";
     }
 
-    /** One latency row; {@code label} (rnic, tcp) after the columns, or none if null. */
+    /**
+     * One latency row, the times in microseconds with two decimals.
+     *
+     * @param r     the row
+     * @param label printed after the columns ({@code rnic}, {@code tcp} in loopback), or null for none
+     * @return the line, without trailing blanks
+     */
     public static String latRow(LatencyResult r, String label) {
         return String.format(Locale.ROOT, " %-7d %-11d %-14.2f %-14.2f %-16.2f %-14.2f %-15.2f %-22.2f %-23.2f%s",
                 r.bytes(), r.iterations(), r.minUs(), r.maxUs(), r.typicalUs(), r.avgUs(), r.stdevUs(), r.p99Us(),
                 r.p999Us(), label == null ? "" : " " + label).stripTrailing();
     }
 
-    /** One bandwidth row. */
+    /**
+     * One bandwidth row: peak and average in the unit of the header, message rate in Mpps.
+     *
+     * @param r     the row
+     * @param gbits whether the rates are in Gb/s, else perftest's MB/s (as in {@link #bwHeader})
+     * @param label printed after the columns ({@code rnic}, {@code tcp} in loopback), or null for none
+     * @return the line, without trailing blanks
+     */
     public static String bwRow(BandwidthResult r, boolean gbits, String label) {
         double peak = gbits ? r.peakGbps() : r.peakMBps();
         double avg = gbits ? r.avgGbps() : r.avgMBps();
@@ -42,13 +60,25 @@ public final class Report {
                 r.mpps(), label == null ? "" : " " + label).stripTrailing();
     }
 
-    /** The ratio line of a loopback latency pair (t_typical). */
+    /**
+     * The ratio line of a loopback latency pair: rnic over tcp for t_typical and the 99% percentile.
+     *
+     * @param rnic the jrnic row
+     * @param tcp  the raw-TCP row of the same size
+     * @return the line; a ratio is 0 where the TCP time is 0
+     */
     public static String latRatio(LatencyResult rnic, LatencyResult tcp) {
         return String.format(Locale.ROOT, " ratio rnic/tcp: t_typical %.2fx, 99%% %.2fx", ratio(rnic.typicalUs(), tcp.typicalUs()),
                 ratio(rnic.p99Us(), tcp.p99Us()));
     }
 
-    /** The ratio line of a loopback bandwidth pair (average). */
+    /**
+     * The ratio line of a loopback bandwidth pair: rnic over tcp for the BW average.
+     *
+     * @param rnic the jrnic row
+     * @param tcp  the raw-TCP row of the same size
+     * @return the line; the ratio is 0 where the TCP rate is 0
+     */
     public static String bwRatio(BandwidthResult rnic, BandwidthResult tcp) {
         return String.format(Locale.ROOT, " ratio rnic/tcp: BW average %.2fx", ratio(rnic.avgBytesPerS(), tcp.avgBytesPerS()));
     }
@@ -57,7 +87,14 @@ public final class Report {
         return b == 0 ? 0 : a / b;
     }
 
-    /** The title line: perftest's "RDMA_Write BW Test" plus what jrnic ran. */
+    /**
+     * The title line: perftest's ("RDMA_Write BW Test", ...) plus what jrnic ran.
+     *
+     * @param test the test
+     * @param how  what ran, in the parentheses after the title (loopback and its settings, or the
+     *             role and the peer's perftest version)
+     * @return the line, indented as perftest centres it
+     */
     public static String title(PerftestTest test, String how) {
         String op = switch (test.verb()) {
             case WRITE -> "RDMA_Write";
@@ -71,9 +108,15 @@ public final class Report {
     }
 
     /**
-     * The JSON line of a latency test.
+     * The JSON line of a latency test: the times in microseconds, and the p50 ratio rnic/tcp when
+     * there is a TCP row.
      *
-     * @param tcp the raw-TCP row, or null when there is none (not loopback)
+     * @param test the test
+     * @param mode the data path mode's {@linkplain PerftestOptions.Mode#label() label}
+     * @param crc  whether MPA CRCs were asked for
+     * @param rnic the jrnic row
+     * @param tcp  the raw-TCP row, or null when there is none (not loopback)
+     * @return one JSON object on one line
      */
     public static String latJson(PerftestTest test, String mode, boolean crc, LatencyResult rnic, LatencyResult tcp) {
         StringBuilder b = new StringBuilder(256);
@@ -96,9 +139,16 @@ public final class Report {
     }
 
     /**
-     * The JSON line of a bandwidth test.
+     * The JSON line of a bandwidth test: the average in Gb/s and the message rate in Mpps, and the
+     * average's ratio rnic/tcp when there is a TCP row.
      *
-     * @param tcp the raw-TCP row, or null when there is none (not loopback)
+     * @param test the test
+     * @param qps  queue pairs the test ran
+     * @param mode the data path mode's {@linkplain PerftestOptions.Mode#label() label}
+     * @param crc  whether MPA CRCs were asked for
+     * @param rnic the jrnic row
+     * @param tcp  the raw-TCP row, or null when there is none (not loopback)
+     * @return one JSON object on one line
      */
     public static String bwJson(PerftestTest test, int qps, String mode, boolean crc, BandwidthResult rnic,
                                 BandwidthResult tcp) {

@@ -175,7 +175,12 @@ public final class RnicPair implements AutoCloseable {
      */
     public record Depths(int sq, int rq, int reads) {
 
-        /** Depths with IRD = ORD = 1 (one outstanding Read or atomic, all the round trips need). */
+        /**
+         * Depths with IRD = ORD = 1 (one outstanding Read or atomic, all the round trips need).
+         *
+         * @param sq send queue depth (outstanding send work requests)
+         * @param rq receive queue depth (posted receives)
+         */
         public Depths(int sq, int rq) {
             this(sq, rq, 1);
         }
