@@ -439,8 +439,9 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
             case CLOSE -> failSetup(negotiationFailure(d, SetupFailure.Kind.NEGOTIATION_FAILED, null), true);
             case REJECT -> {
                 // RFC 5044 §7.1.2 rule 2: a Reply with R=1; we then close (the ULP has no use for the stream).
-                writeReply(d, true, new byte[0]);
+                // The failure is recorded first: the close after the write must not be reported instead.
                 failSetup(negotiationFailure(d, SetupFailure.Kind.NEGOTIATION_FAILED, null), false);
+                writeReply(d, true, new byte[0]);
             }
             case ACCEPT -> {
                 decision = d;
@@ -506,8 +507,9 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
             return;
         }
         localPrivateData = data;
-        writeReply(decision, true, data);
+        // recorded before the Reply goes out: the close that follows it is this reject, not a lost connection
         failSetup(SetupFailure.of(SetupFailure.Kind.REJECTED_LOCALLY, null), false);
+        writeReply(decision, true, data);
     }
 
     private static void safeFailed(ConnectCallback callback, SetupFailure f) {
