@@ -304,7 +304,7 @@ final class MemoryLinkPair implements AutoCloseable {
                 }
                 int chunk = 1 + random.nextInt(options.maxChunk());
                 int window = deframer.directWindow();
-                if (window > 0 && deframer.beginDirect()) { // as MpaConnection: the guard per read
+                if (window > 0 && deframer.beginDirect()) { // as FpduFramingHandler: the guard per read
                     int n = Math.min(Math.min(window, chunk), data.length - pos);
                     MemorySegment.copy(src, pos, deframer.directTarget(), deframer.directTargetOffset(), n);
                     deframer.placed(n);

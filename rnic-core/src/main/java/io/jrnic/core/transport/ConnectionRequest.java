@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class ConnectionRequest {
 
-    private final MpaConnection connection;
+    private final MpaSetupHandler connection;
     private final int revision;
     private final MpaParameters parameters;
     private final byte[] privateData;
@@ -22,7 +22,7 @@ public final class ConnectionRequest {
     private final int maxReplyPrivateData;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    ConnectionRequest(MpaConnection connection, int revision, MpaParameters parameters, byte[] privateData,
+    ConnectionRequest(MpaSetupHandler connection, int revision, MpaParameters parameters, byte[] privateData,
                       SocketAddress remoteAddress, int maxReplyPrivateData) {
         this.connection = connection;
         this.revision = revision;

@@ -25,6 +25,9 @@ import java.util.concurrent.RejectedExecutionException;
  * is read from the socket straight into the target it names (docs/transport.md, "direct
  * placement").
  *
+ * <p>It is the face of the {@link FpduFramingHandler} that the MPA setup handler installed in the
+ * channel's pipeline at Full Operation (docs/transport.md, "Classes").
+ *
  * <p><b>Thread safety.</b> The channel belongs to one event loop ({@link #executor()}): call
  * {@link #start}, {@link #send} and {@link #flush} on it (they throw {@link IllegalStateException}
  * elsewhere); all callbacks run on it. {@link #close()} and {@link #abort()} may be called from any
@@ -32,10 +35,10 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class FpduChannel {
 
-    private final MpaConnection connection;
+    private final FpduFramingHandler connection;
     private final Channel ch;
 
-    FpduChannel(MpaConnection connection) {
+    FpduChannel(FpduFramingHandler connection) {
         this.connection = connection;
         this.ch = connection.nettyChannel();
     }
@@ -208,7 +211,7 @@ public final class FpduChannel {
 
     /** Read-readiness events of the socket so far (netty read loops; tests). */
     long readEvents() {
-        return connection.readEvents;
+        return connection.readEvents();
     }
 
     private void checkEventLoop() {

@@ -114,7 +114,7 @@ public final class IwarpTransport implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        MpaConnection connection = MpaConnection.responder(IwarpTransport.this, negotiator, handler);
+                        MpaSetupHandler connection = MpaSetupHandler.responder(IwarpTransport.this, negotiator, handler);
                         install(ch, connection, false);
                     }
                 });
@@ -151,7 +151,7 @@ public final class IwarpTransport implements AutoCloseable {
                     + settings.maxUlpPrivateData());
         }
         checkOpen();
-        MpaConnection connection = MpaConnection.initiator(this, new MpaNegotiator(settings), data, callback);
+        MpaSetupHandler connection = MpaSetupHandler.initiator(this, new MpaNegotiator(settings), data, callback);
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
@@ -209,7 +209,7 @@ public final class IwarpTransport implements AutoCloseable {
         }
         checkOpen();
         checkConnected(socket);
-        MpaConnection connection = MpaConnection.initiator(this, new MpaNegotiator(settings), data, callback)
+        MpaSetupHandler connection = MpaSetupHandler.initiator(this, new MpaNegotiator(settings), data, callback)
                 .streamMessage(streamMessage == null ? new byte[0] : streamMessage.clone());
         adopt(socket, connection, true);
     }
@@ -237,7 +237,7 @@ public final class IwarpTransport implements AutoCloseable {
         }
         checkOpen();
         checkConnected(socket);
-        MpaConnection connection = MpaConnection.responder(this, new MpaNegotiator(settings), handler)
+        MpaSetupHandler connection = MpaSetupHandler.responder(this, new MpaNegotiator(settings), handler)
                 .alreadyRead(alreadyRead == null ? new byte[0] : alreadyRead.clone());
         adopt(socket, connection, false);
     }
@@ -249,7 +249,7 @@ public final class IwarpTransport implements AutoCloseable {
     }
 
     /** Registers an already connected socket with a loop; channelActive then starts MPA setup. */
-    private void adopt(java.nio.channels.SocketChannel socket, MpaConnection connection, boolean initiator) {
+    private void adopt(java.nio.channels.SocketChannel socket, MpaSetupHandler connection, boolean initiator) {
         NioSocketChannel ch = new NioSocketChannel(socket);
         ch.config().setTcpNoDelay(true);
         ch.config().setAllowHalfClosure(true);
@@ -264,13 +264,13 @@ public final class IwarpTransport implements AutoCloseable {
         });
     }
 
-    private void install(SocketChannel ch, MpaConnection connection, boolean initiator) {
+    private void install(SocketChannel ch, MpaSetupHandler connection, boolean initiator) {
         ch.config().setRecvByteBufAllocator(connection.allocator());
         if (capture != null) {
             // next to the socket: it sees the bytes as read and as framed for writing
             ch.pipeline().addLast(new CaptureHandler(capture, initiator));
         }
-        ch.pipeline().addLast(connection);
+        ch.pipeline().addLast(MpaSetupHandler.SETUP_HANDLER_NAME, connection);  // replaced by the framing handler at Full Operation
         track(ch);
         if (closed) {
             connection.transportClosing();
@@ -296,9 +296,14 @@ public final class IwarpTransport implements AutoCloseable {
         closed = true;
         for (Channel ch : channels) {
             ch.eventLoop().execute(() -> {
-                MpaConnection connection = ch.pipeline().get(MpaConnection.class);
-                if (connection != null) {
-                    connection.transportClosing();
+                // before Full Operation the setup handler is in the pipeline, after it the framing handler
+                MpaSetupHandler setup = ch.pipeline().get(MpaSetupHandler.class);
+                if (setup != null) {
+                    setup.transportClosing();
+                }
+                FpduFramingHandler framing = ch.pipeline().get(FpduFramingHandler.class);
+                if (framing != null) {
+                    framing.transportClosing();
                 }
                 ch.close();
             });

@@ -5,11 +5,16 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
 
 /**
- * The receive-buffer policy of one connection: before every socket read netty asks
- * {@link MpaConnection} which buffer to read into. When the deframer expects payload of a placed
- * FPDU ({@code FpduDeframer.directWindow() > 0}) that is a buffer wrapping exactly that slice of the
- * target segment, so the kernel copies the socket data straight into registered memory and the read
- * cannot run past the payload; otherwise it is the connection's reusable staging buffer.
+ * The receive-buffer policy of one connection: before every socket read netty asks the current
+ * {@link ReadSource} which buffer to read into. During MPA setup that is the {@link MpaSetupHandler}
+ * (always the staging buffer); from Full Operation on it is the {@link FpduFramingHandler}: when the
+ * deframer expects payload of a placed FPDU ({@code FpduDeframer.directWindow() > 0}) a buffer
+ * wrapping exactly that slice of the target segment, so the kernel copies the socket data straight
+ * into registered memory and the read cannot run past the payload; otherwise the staging buffer.
+ *
+ * <p>netty caches the allocator's handle in the channel's unsafe at the first read, so a new
+ * allocator set on the channel later would not be used: the handler swap retargets this one
+ * instead ({@link #source}).
  *
  * <p>The handle inherits netty's "keep reading while the last read filled its buffer, at most
  * {@value #MAX_READS_PER_LOOP} reads per event-loop turn" policy.
@@ -21,11 +26,26 @@ final class PlacementRecvAllocator extends DefaultMaxMessagesRecvByteBufAllocato
     /** Reads per readiness event before netty yields to other channels of the loop. */
     static final int MAX_READS_PER_LOOP = 16;
 
-    private final MpaConnection connection;
+    /** Supplies the buffer and the size of each socket read. */
+    interface ReadSource {
+        /** The buffer of the next socket read (retained for the read; channelRead releases it). */
+        ByteBuf nextReadBuffer();
 
-    PlacementRecvAllocator(MpaConnection connection) {
+        /** Size of the next socket read (netty's guess). */
+        int nextReadSize();
+    }
+
+    private ReadSource source;
+    /** Read-readiness events (netty read loops) of this channel: tests relate allocations to them. */
+    long readEvents;
+
+    PlacementRecvAllocator() {
         super(MAX_READS_PER_LOOP);
-        this.connection = connection;
+    }
+
+    /** Makes {@code next} answer every following read (the handler swap at Full Operation). */
+    void source(ReadSource next) {
+        source = next;
     }
 
     @Override
@@ -37,18 +57,18 @@ final class PlacementRecvAllocator extends DefaultMaxMessagesRecvByteBufAllocato
     private final class PlacementHandle extends MaxMessageHandle {
         @Override
         public void reset(io.netty.channel.ChannelConfig config) {
-            connection.readEvents++;           // one call per read-readiness event of the channel
+            readEvents++;           // one call per read-readiness event of the channel
             super.reset(config);
         }
 
         @Override
         public ByteBuf allocate(ByteBufAllocator alloc) {
-            return connection.nextReadBuffer();
+            return source.nextReadBuffer();
         }
 
         @Override
         public int guess() {
-            return connection.nextReadSize();
+            return source.nextReadSize();
         }
     }
 }

@@ -1,0 +1,678 @@
+package io.jrnic.core.transport;
+
+import io.jrnic.mpa.DeframeFault;
+import io.jrnic.mpa.Fpdu;
+import io.jrnic.mpa.FpduDeframer;
+import io.jrnic.mpa.FpduHandler;
+import io.jrnic.mpa.FpduWriter;
+import io.jrnic.mpa.MpaParameters;
+import io.jrnic.mpa.PlacementHandler;
+import io.jrnic.mpa.PlacementTarget;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelOutputShutdownEvent;
+import io.netty.channel.socket.SocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One connection in MPA Full Operation (RFC 5044 §4-§6), installed by {@link MpaSetupHandler} in its
+ * own place when setup completes: TX framing of ULPDUs into FPDUs without payload copies
+ * ({@link TxFpdu}, {@link FpduWriter}), RX deframing with direct placement into registered memory
+ * ({@link PlacementRecvAllocator}, {@link RxWindow}), backpressure, the client/server Responder's
+ * TX gate, graceful and abortive close with its timeout, and the classification of the closure.
+ * {@link FpduChannel}, the link seam the QP engine drives, sits directly on it.
+ *
+ * <pre>
+ *  ESTABLISHED ──start──> RUNNING ──> CLOSED
+ *       └───────────(closed before start)──> CLOSED
+ * </pre>
+ *
+ * <p>Everything it needs from setup arrives in one {@link FullOperation} (the negotiated parameters,
+ * the writer and the receive stream position, the bytes read past the startup frame or the RTR)
+ * plus the {@link ConnectionContext}; it knows nothing of the setup handler.
+ *
+ * <p>Reads: before {@link FpduChannel#start} reading is off, and bytes that still arrive from a read
+ * loop that was running wait in {@code pending} with those handed over, the Verbs "stream message
+ * buffer" (V-VERB-ModifyQP-4), which is fed to the deframer first.
+ *
+ * <p>Thread safety: confined to the channel's event loop; {@link FpduChannel} hops onto it.
+ */
+final class FpduFramingHandler extends ChannelDuplexHandler implements PlacementRecvAllocator.ReadSource {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FpduFramingHandler.class);
+
+    /** Initial size of the TX scratch area; grown when an FPDU needs more (many markers, a big header). */
+    private static final int INITIAL_SCRATCH = 1024;
+
+    /** States (see the class comment). */
+    enum State { ESTABLISHED, RUNNING, CLOSED }
+
+    /**
+     * What setup hands to Full Operation.
+     *
+     * @param info           the negotiated connection (parameters, RTR, MULPDU, private data)
+     * @param writer         frames our FPDUs; it already counted the control FPDUs of setup (marker position)
+     * @param rxPosition     stream position of the next byte to deframe: after the RTR, else 0
+     * @param pending        bytes read past the startup frame or the RTR, or null; ownership passes
+     * @param txOpen         whether we may send now (false: a client/server Responder before the
+     *                       Initiator's first FPDU, RFC 5044 §7.1.2 rule 4)
+     * @param readRtrPending Initiator after a Read RTR: the peer's zero-length Read Response is still
+     *                       to be absorbed
+     * @param fpdusSent      control FPDUs setup sent (the RTR or its Read Response)
+     * @param fpdusReceived  FPDUs setup received (the RTR)
+     */
+    record FullOperation(ConnectionInfo info, FpduWriter writer, int rxPosition, ByteBuf pending, boolean txOpen,
+                         boolean readRtrPending, long fpdusSent, long fpdusReceived) {
+    }
+
+    private final ConnectionContext cx;
+    private final TransportConfig config;
+    private final Channel ch;
+    private final ConnectionInfo info;
+    private final FpduWriter writer;
+    private final FpduDeframer deframer;
+    private final FpduChannel channel;
+    private ChannelHandlerContext ctx;
+    private State state = State.ESTABLISHED;
+    private ScheduledFuture<?> timer;
+    private ByteBuf pending;
+
+    // Receive
+    private FpduHandler rx;
+    private PlacementHandler rxPlacement;
+    private ChannelListener listener;
+    /** ULPDU_Length of the last FPDU received: large ones predict large ones (direct placement policy). */
+    private int lastUlpduLength;
+    /** The buffer of the current direct read ({@link #rxWindow}), null while staging. */
+    private ByteBuf directRead;
+    /** Reused for every direct read: a window of the placement target (no slice object per read). */
+    private final RxWindow rxWindow = new RxWindow();
+    /** Initiator after a Read RTR: the peer's zero-length Read Response is still to be absorbed. */
+    private boolean readRtrPending;
+    private final RtrCodec rtrCodec = new RtrCodec();
+    private boolean txOpen;
+    private boolean flushDeferred;
+
+    // TX without payload copies
+    private MemorySegment scratch = Arena.ofAuto().allocate(INITIAL_SCRATCH);
+    private MemorySegment[] pieceSegments = new MemorySegment[8];
+    private long[] pieceOffsets = new long[8];
+    private int[] pieceLengths = new int[8];
+    private int pieceCount;
+    private final FpduWriter.GatherSink sink = this::piece;
+    /** Frames data FPDUs in gathering mode, CRC off; shares the marker position with {@link #writer}. */
+    private FpduWriter gatherWriter;
+    private final java.util.zip.CRC32C txCrc = new java.util.zip.CRC32C();
+    private final TxFpdu.Pool txPool = new TxFpdu.Pool(this::fpduSent);
+
+    // Close
+    private ChannelClosure localClosure;
+    private boolean remoteFin;
+    private boolean remoteFinMidFpdu;
+    private Throwable failure;
+    private ChannelClosure closure;
+    private boolean closureReported;
+
+    // Statistics (event loop only; read through FpduChannel)
+    long bytesReceived;
+    long bytesPlacedDirect;
+    long fpdusSent;
+    long fpdusReceived;
+
+    /**
+     * @param cx      the connection's shared context
+     * @param ch      the channel (this handler may be created before it is added to the pipeline)
+     * @param handoff the state setup negotiated
+     */
+    FpduFramingHandler(ConnectionContext cx, Channel ch, FullOperation handoff) {
+        this.cx = cx;
+        this.config = cx.config;
+        this.ch = ch;
+        this.info = handoff.info();
+        this.writer = handoff.writer();
+        MpaParameters params = info.parameters();
+        this.deframer = new FpduDeframer(params.markersOnReceive(), params.crc(), FpduDeframer.DEFAULT_MIN_ULPDU_LENGTH,
+                Fpdu.MAX_ULPDU_LENGTH, handoff.rxPosition(), new Dispatch());
+        this.pending = handoff.pending();
+        this.txOpen = handoff.txOpen();
+        this.readRtrPending = handoff.readRtrPending();
+        this.fpdusSent = handoff.fpdusSent();
+        this.fpdusReceived = handoff.fpdusReceived();
+        this.channel = new FpduChannel(this);
+    }
+
+    /** The link seam on this handler. */
+    FpduChannel channel() {
+        return channel;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext context) {
+        ctx = context;
+    }
+
+    // ------------------------------------------------------------------ receive
+
+    @Override
+    public int nextReadSize() {
+        int window = state == State.RUNNING ? deframer.directWindow() : 0;
+        if (window > 0) {
+            return window;
+        }
+        return cutStagingRead() ? TransportConfig.HEADER_READ_LENGTH : config.stagingBufferSize();
+    }
+
+    /**
+     * Whether the next staging read should stop after a header: only while a placement handler runs
+     * and the last FPDU was large, so that the payload of the next one can be read into its target.
+     * Small FPDUs keep big reads: many of them arrive whole in one read, and copying a few hundred
+     * bytes is cheaper than a system call per FPDU.
+     */
+    private boolean cutStagingRead() {
+        int threshold = config.directPlacementThreshold();
+        return state == State.RUNNING && rxPlacement != null && threshold > 0 && lastUlpduLength >= threshold;
+    }
+
+    @Override
+    public ByteBuf nextReadBuffer() {
+        if (state == State.RUNNING) {
+            deframer.endDirect(); // a direct read that brought nothing (netty released it unread)
+            int window = deframer.directWindow();
+            // R-SEC-016: the target's guard is held for this one read only (placed() or endDirect())
+            if (window > 0 && deframer.beginDirect()) {
+                MemorySegment target = deframer.directTarget();
+                long offset = deframer.directTargetOffset();
+                directRead = rxWindow.open(target, offset, window);
+                return directRead;
+            }
+        }
+        directRead = null;
+        // Reused for every read: channelRead consumes it synchronously and releases the extra reference.
+        return (cutStagingRead() ? cx.stagingHeadBuf : cx.stagingBuf).retain().clear();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext context, Object msg) {
+        ByteBuf buf = (ByteBuf) msg;
+        try {
+            int n = buf.readableBytes();
+            if (n == 0) {
+                if (buf == directRead) {
+                    deframer.endDirect();
+                }
+                return;
+            }
+            if (buf == directRead) {
+                directRead = null;
+                bytesReceived += n;
+                bytesPlacedDirect += n;
+                deframer.placed(n);
+                return;
+            }
+            if (!cx.isStaging(buf)) {
+                throw new IllegalStateException("read into a buffer this connection did not provide");
+            }
+            onBytes(cx.staging, buf.readerIndex(), n);
+        } catch (RuntimeException e) {
+            LOG.warn("receive processing failed; aborting the connection", e);
+            failure = e;
+            abort();
+        } finally {
+            buf.release();
+        }
+    }
+
+    private void onBytes(MemorySegment seg, long off, int len) {
+        switch (state) {
+            case RUNNING -> {
+                bytesReceived += len;
+                deframer.consume(seg, off, len);
+            }
+            case CLOSED -> {
+                // A closing connection discards what still arrives.
+            }
+            // ESTABLISHED: reading was switched off during setup, but netty may finish its current
+            // read loop first. Keep the bytes for start() (V-QPS-15: nothing may be lost).
+            default -> keepPending(seg, off, len);
+        }
+    }
+
+    private void keepPending(MemorySegment seg, long off, int len) {
+        if (pending == null) {
+            pending = Unpooled.buffer(len);
+        }
+        pending.ensureWritable(len);
+        MemorySegment.copy(seg, off, MemorySegment.ofArray(pending.array()),
+                pending.arrayOffset() + pending.writerIndex(), len);
+        pending.writerIndex(pending.writerIndex() + len);
+    }
+
+    /** {@link FpduChannel#start}, on the event loop. */
+    void start(FpduHandler handler, ChannelListener events) {
+        if (rx != null) {
+            throw new IllegalStateException("channel already started");
+        }
+        rx = handler;
+        rxPlacement = handler instanceof PlacementHandler p ? p : null;
+        listener = events;
+        if (state == State.CLOSED) {
+            reportClosure();
+            return;
+        }
+        state = State.RUNNING;
+        ByteBuf held = pending;
+        pending = null;
+        if (held != null) {
+            // V-VERB-ModifyQP-4: bytes that followed the startup frame are the start of the FPDU stream.
+            bytesReceived += held.readableBytes();
+            deframer.consume(MemorySegment.ofArray(held.array()), held.arrayOffset() + held.readerIndex(),
+                    held.readableBytes());
+            held.release();
+        }
+        if (state == State.RUNNING) {
+            ch.config().setAutoRead(true);
+        }
+    }
+
+    /**
+     * Graceful receive overflow (V-WRP-66, jrnic engine "rx"): in Full Operation, stops or restarts
+     * socket reads. With autoRead off netty requests no further read, the TCP window closes and
+     * the peer is held back; a read loop already running may still deliver what it read.
+     */
+    void receivePaused(boolean paused) {
+        if (state == State.RUNNING) {
+            ch.config().setAutoRead(!paused);
+        }
+    }
+
+    /** Routes deframed ULPDUs to the ULP's handler, absorbing the answer to our Read RTR. */
+    private final class Dispatch implements PlacementHandler {
+        @Override
+        public int prefixLength(int firstByte, int ulpduLength) {
+            return rxPlacement == null ? 0 : rxPlacement.prefixLength(firstByte, ulpduLength);
+        }
+
+        @Override
+        public boolean placementTarget(MemorySegment prefix, long offset, int prefixLength, int ulpduLength,
+                                       PlacementTarget target) {
+            boolean placed = rxPlacement != null
+                    && rxPlacement.placementTarget(prefix, offset, prefixLength, ulpduLength, target);
+            if (placed) {
+                // Predict from the header already: the read of this FPDU's tail (pad, CRC) is cut too.
+                lastUlpduLength = ulpduLength;
+            }
+            return placed;
+        }
+
+        @Override
+        public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
+            fpdusReceived++;
+            lastUlpduLength = ulpduLength;
+            openTx();
+            rxPlacement.onPlaced(prefix, offset, prefixLength, ulpduLength);
+        }
+
+        @Override
+        public void onUlpdu(MemorySegment segment, long offset, int length) {
+            fpdusReceived++;
+            lastUlpduLength = length;
+            if (readRtrPending && rtrCodec.isZeroLengthReadResponse(segment, offset, length)) {
+                readRtrPending = false;      // the answer to our Read RTR: absorbed, frees the ORD slot
+                return;
+            }
+            openTx();
+            rx.onUlpdu(segment, offset, length);
+        }
+
+        @Override
+        public void onError(DeframeFault fault) {
+            // A client/server Responder may send once one FPDU was validated (RFC 5044 §7.1.2 rule 4).
+            // A faulty FPDU still proves that the Initiator has sent an FPDU, so it had received our
+            // Reply and is in Full Operation: the race the rule guards against cannot happen. The
+            // Terminate the QP sends for the fault (RFC 5044 §8) must not be held back and then
+            // dropped at the close; Linux siw sends it too (docs/transport.md, issue 9 item 1).
+            openTx();
+            rx.onError(fault);
+        }
+    }
+
+    /** RFC 5044 §7.1.2 rule 4: the Responder may send once it has received one valid FPDU. */
+    private void openTx() {
+        if (!txOpen) {
+            txOpen = true;
+            if (flushDeferred) {
+                flushDeferred = false;
+                ctx.flush();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ transmit
+
+    boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload, long payloadOffset,
+                 int payloadLength, long token) {
+        if (headerLength < 0 || payloadLength < 0 || (long) headerLength + payloadLength > info.mulpdu()) {
+            throw new IllegalArgumentException("ULPDU of " + headerLength + " + " + payloadLength
+                    + " bytes exceeds MULPDU " + info.mulpdu());
+        }
+        if (state == State.CLOSED || localClosure != null) {
+            return false;
+        }
+        try {
+            return frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+        } catch (RuntimeException e) {
+            // The framing state (marker position) may already count this FPDU, or part of it was
+            // queued: nothing can follow it on this stream (Verbs §6.4 #1, V-TERM-4).
+            failure = e;
+            reset();
+            throw e;
+        }
+    }
+
+    private boolean frame(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                          long payloadOffset, int payloadLength, long token) {
+        int need = writer.scratchLength(headerLength, payloadLength);
+        if (need > scratch.byteSize()) {
+            scratch = Arena.ofAuto().allocate(Math.max(need, 2 * scratch.byteSize()));
+        }
+        pieceCount = 0;
+        // The data writer computes no CRC (its Crc32c caches one segment view and would allocate a new
+        // one at every switch between scratch and payload); TxFpdu.writeCrc does it over its own views.
+        if (gatherWriter == null) {
+            gatherWriter = new FpduWriter(writer.markers(), false, writer.position());
+        } else {
+            gatherWriter.position(writer.position());
+        }
+        int used = gatherWriter.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
+                scratch, 0, sink);
+        writer.position(gatherWriter.position());
+        // One reusable message per FPDU (docs/transport.md, TX): the writer's own octets (length, header
+        // copy, markers, pad, CRC; a few dozen bytes) are copied into the message's own native area, the
+        // payload pieces are reusable views of the registered memory, in wire order. One message per
+        // FPDU, so netty never splits an FPDU between two gathering writes. Nothing is allocated once
+        // the pool has warmed up; the token is reported when the message comes back fully written.
+        TxFpdu fpdu = txPool.take().fill(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount);
+        if (writer.crcEnabled()) {
+            fpdu.writeCrc(txCrc);
+        }
+        ctx.write(fpdu.finish(token), ctx.voidPromise());
+        fpdusSent++;
+        return ch.isWritable();
+    }
+
+    /** A fully written FPDU with a token came back from netty (RFC 5040 §5: handed to the LLP). */
+    private void fpduSent(long token) {
+        if (listener != null) {
+            try {
+                listener.onSent(token);
+            } catch (RuntimeException e) {
+                LOG.warn("onSent threw", e);
+            }
+        }
+    }
+
+    /** One piece of the FPDU being gathered: a scratch range or a payload slice, in wire order. */
+    private void piece(MemorySegment segment, long offset, long length) {
+        if (pieceCount == pieceSegments.length) {
+            pieceSegments = java.util.Arrays.copyOf(pieceSegments, 2 * pieceCount);
+            pieceOffsets = java.util.Arrays.copyOf(pieceOffsets, 2 * pieceCount);
+            pieceLengths = java.util.Arrays.copyOf(pieceLengths, 2 * pieceCount);
+        }
+        pieceSegments[pieceCount] = segment;
+        pieceOffsets[pieceCount] = offset;
+        pieceLengths[pieceCount] = (int) length;
+        pieceCount++;
+    }
+
+    /** TX message pool statistics (tests). */
+    int txObjectsCreated() {
+        return txPool.created();
+    }
+
+    void flush() {
+        if (!txOpen) {
+            flushDeferred = true;      // client/server Responder before the Initiator's first FPDU
+            return;
+        }
+        ctx.flush();
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext context) {
+        if (ch.isWritable() && listener != null && state == State.RUNNING) {
+            try {
+                listener.onWritable();
+            } catch (RuntimeException e) {
+                LOG.warn("onWritable threw", e);
+            }
+        }
+        context.fireChannelWritabilityChanged();
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /**
+     * Graceful close: everything written so far goes to TCP, then FIN (a half close). The socket is
+     * closed when the peer's FIN arrives. Waiting for it matters: closing at once would make the
+     * kernel answer the peer's last FPDUs with a RST, and the peer would see a reset instead of a
+     * normal close (Verbs §6.6.2.1). Until the FIN, what still arrives is delivered as usual. A channel
+     * that was never started cannot see the FIN and is closed at once.
+     *
+     * <p>The wait is bounded (Verbs §6.2.5, V-QPS-79): {@link TransportConfig#closeTimeout()} runs from
+     * this call, so it also covers a peer that reads nothing and leaves our last FPDUs (and the FIN)
+     * stuck in the send buffer. Its expiry is an error, not a close: the connection is reset (RST)
+     * and reported as {@link ChannelClosure#CONNECTION_LOST}.
+     */
+    void close() {
+        if (localClosure != null || state == State.CLOSED) {
+            return;
+        }
+        localClosure = ChannelClosure.LOCAL_CLOSE;
+        if (!txOpen) {
+            ch.close();      // a client/server Responder before the first FPDU has nothing it may send
+            return;
+        }
+        cancelTimer();
+        timer = ch.eventLoop().schedule(this::onCloseTimeout, config.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) f -> {
+            if (!f.isSuccess() || remoteFin || rx == null || !(ch instanceof SocketChannel socket)) {
+                ch.close();
+                return;
+            }
+            socket.shutdownOutput();
+        });
+    }
+
+    /** The graceful close did not finish in time: a final timeout is an error (Verbs §6.2.5). */
+    private void onCloseTimeout() {
+        timer = null;
+        if (!ch.isOpen()) {
+            return;
+        }
+        failure = new SocketTimeoutException("graceful close not finished within " + config.closeTimeout());
+        localClosure = null;       // the timeout, not our close, explains the closure
+        reset();
+    }
+
+    private void cancelTimer() {
+        if (timer != null) {
+            timer.cancel(false);
+            timer = null;
+        }
+    }
+
+    /** RST: SO_LINGER 0, then close; pending writes are dropped. */
+    private void reset() {
+        if (ch.isOpen()) {
+            ch.config().setOption(ChannelOption.SO_LINGER, 0);
+            ch.close();
+        }
+    }
+
+    /** Abortive close: RST (SO_LINGER 0), pending writes are dropped. */
+    void abort() {
+        if (localClosure == null) {
+            localClosure = ChannelClosure.LOCAL_ABORT;
+        }
+        reset();
+    }
+
+    /** The transport is shutting down. */
+    void transportClosing() {
+        if (localClosure == null) {
+            localClosure = ChannelClosure.TRANSPORT_CLOSED;
+        }
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext context, Object evt) {
+        if (evt instanceof ChannelInputShutdownEvent) {
+            // Peer FIN (half closure is enabled so that we can tell it apart from a reset).
+            remoteFin = true;
+            remoteFinMidFpdu = !deframer.atFpduBoundary();
+            if (localClosure == ChannelClosure.LOCAL_CLOSE) {
+                ch.close();          // the answer to our own FIN: the graceful close is complete
+            } else if (localClosure == null) {
+                // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
+                // a client/server Responder that never saw an FPDU has nothing it may send.
+                if (txOpen) {
+                    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+                } else {
+                    ch.close();
+                }
+            }
+            return;
+        }
+        if (evt instanceof ChannelOutputShutdownEvent && localClosure == null) {
+            // netty shuts the output down (FIN) when a write fails with anything but an IOException,
+            // e.g. the payload memory of a queued FPDU was closed under it: that FPDU was partly
+            // written, so the stream must be reset (Verbs §6.4 #1, V-TERM-4), not closed.
+            if (failure == null) {
+                failure = new IOException("an FPDU could not be written completely; the stream is reset");
+            }
+            reset();
+            return;
+        }
+        context.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext context, Throwable cause) {
+        if (failure == null) {
+            failure = cause;
+        }
+        if (!(cause instanceof IOException)) {
+            LOG.warn("unexpected exception on {}", ch, cause);
+        }
+        if (localClosure == null) {
+            abort();
+            localClosure = null;       // the cause, not our abort, explains the closure
+        } else {
+            ch.close();
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext context) {
+        // netty releases a direct read that brought no bytes without channelRead: end its guard
+        // before anything else runs on this loop (R-SEC-016: a revoker may be waiting for it)
+        deframer.endDirect();
+        context.fireChannelReadComplete();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext context) {
+        deframer.endDirect();
+        cancelTimer();
+        if (pending != null) {
+            pending.release();
+            pending = null;
+        }
+        rxWindow.forget();
+        state = State.CLOSED;
+        closure = classifyClosure();
+        if (listener != null) {
+            reportClosure();
+        }
+        context.fireChannelInactive();
+    }
+
+    private ChannelClosure classifyClosure() {
+        if (localClosure == ChannelClosure.LOCAL_CLOSE && !remoteFin && failure != null && isReset(failure)) {
+            // an RST instead of the peer's FIN: the graceful close failed (Verbs §6.2.5 Figure 11,
+            // V-QPS-83; §6.2.3, V-QPS-53), it did not complete
+            return ChannelClosure.REMOTE_RESET;
+        }
+        if (localClosure != null) {
+            return localClosure;
+        }
+        if (cx.transport.isClosed()) {
+            // IwarpTransport.close() closes both ends of a loopback pair; the peer's FIN or RST may
+            // arrive before this end's own close task runs: it is still the transport's closure.
+            return ChannelClosure.TRANSPORT_CLOSED;
+        }
+        if (failure != null) {
+            return isReset(failure) ? ChannelClosure.REMOTE_RESET : ChannelClosure.CONNECTION_LOST;
+        }
+        if (remoteFin) {
+            return remoteFinMidFpdu ? ChannelClosure.REMOTE_CLOSE_MID_FPDU : ChannelClosure.REMOTE_CLOSE;
+        }
+        return ChannelClosure.CONNECTION_LOST;
+    }
+
+    /** The JDK reports an incoming RST as a SocketException "Connection reset" (by peer). */
+    private static boolean isReset(Throwable t) {
+        return t instanceof SocketException && t.getMessage() != null && t.getMessage().contains("reset")
+                || t instanceof IOException && t.getMessage() != null && t.getMessage().contains("Connection reset");
+    }
+
+    private void reportClosure() {
+        if (closureReported) {
+            return;
+        }
+        closureReported = true;
+        try {
+            listener.onClosed(closure);
+        } catch (RuntimeException e) {
+            LOG.warn("onClosed threw", e);
+        }
+    }
+
+    // ------------------------------------------------------------------ accessors for FpduChannel
+
+    Channel nettyChannel() {
+        return ch;
+    }
+
+    ConnectionInfo info() {
+        return info;
+    }
+
+    boolean readRtrPending() {
+        return readRtrPending;
+    }
+
+    boolean isOpen() {
+        return state != State.CLOSED && localClosure == null;
+    }
+
+    /** Read-readiness events of the socket so far (netty read loops; tests). */
+    long readEvents() {
+        return cx.allocator.readEvents;
+    }
+}
