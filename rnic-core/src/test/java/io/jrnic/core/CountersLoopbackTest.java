@@ -152,17 +152,20 @@ class CountersLoopbackTest extends LoopbackFixture {
                 .remote(dst.stag(), dst.to()));
         a.completions(1);
         Counters holder = new Counters();
-        for (int i = 0; i < 20_000; i++) { // warm up (class initialization, JIT)
-            p.qpA().counters(holder);
-            a.rnic.counters(holder);
+        // Passes of 1000 reads until one allocates nothing (at most 40): a cold JVM was seen to allocate
+        // ~16 B per read before the JIT compiled the readers (a clean CI run, after a fixed warm-up
+        // that passed elsewhere); a real per-read allocation shows in every pass, warm-up only in the first.
+        long allocated = Long.MAX_VALUE;
+        for (int pass = 0; pass < 40 && allocated >= 1024; pass++) {
+            long before = AllocationProbe.allocatedBytes();
+            for (int i = 0; i < 1000; i++) {
+                p.qpA().counters(holder);
+                a.rnic.counters(holder);
+            }
+            // the probe's own reflective call boxes its result (a few dozen bytes)
+            allocated = AllocationProbe.allocatedBytes() - before;
         }
-        long before = AllocationProbe.allocatedBytes();
-        for (int i = 0; i < 1000; i++) {
-            p.qpA().counters(holder);
-            a.rnic.counters(holder);
-        }
-        // the probe's own reflective call boxes its result (a few dozen bytes); one byte per read would be 2000
-        assertThat(AllocationProbe.allocatedBytes() - before).as("bytes allocated by 2000 reads").isLessThan(1024);
+        assertThat(allocated).as("bytes allocated by 2000 reads in the best of 40 passes").isLessThan(1024);
         assertThat(holder.messagesSent(MessageType.RDMA_WRITE)).isEqualTo(1);
         assertThat(holder.bytesSent(MessageType.RDMA_WRITE)).isEqualTo(64);
         assertThat(holder.toString()).contains("sent RDMA_WRITE=1/64");
