@@ -66,8 +66,14 @@ class PacketCaptureTest extends LoopbackFixture {
 
     @Test
     void captureHoldsEveryStreamByteCutAtMpaFramesAndFpdusWithGoodCrcs() throws Exception {
+        long startNanos = epochNanos();
         traffic(new ConnectionSettings().crc(CrcMode.REQUIRED));
+        long endNanos = epochNanos();
         Capture c = Capture.read(file());
+
+        // nanosecond timestamps (if_tsresol 9) of wall-clock time, in the order the packets were written
+        assertThat(c.timestampResolution).as("if_tsresol").isEqualTo(9);
+        assertThat(c.timestamps).isSorted().allSatisfy(ts -> assertThat(ts).isBetween(startNanos, endNanos));
 
         assertThat(c.interfaceName).startsWith("loop-a-");
         Stream out = c.streams.get(0);
@@ -136,6 +142,11 @@ class PacketCaptureTest extends LoopbackFixture {
         return tshark("-Y", filter, "-e", "frame.number").lines().filter(l -> !l.isBlank()).toList();
     }
 
+    private static long epochNanos() {
+        java.time.Instant now = java.time.Instant.now();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
     private static boolean tsharkInstalled() {
         try {
             Process p = new ProcessBuilder("tshark", "--version").redirectErrorStream(true).start();
@@ -175,6 +186,10 @@ class PacketCaptureTest extends LoopbackFixture {
     /** A minimal pcapng reader for what PacketCapture writes (little-endian, Ethernet, IPv4 or IPv6). */
     static final class Capture {
         String interfaceName;
+        /** The Interface Description Block's if_tsresol option (9: nanoseconds), -1 if absent. */
+        int timestampResolution = -1;
+        /** Each Enhanced Packet Block's timestamp, in file order. */
+        final List<Long> timestamps = new ArrayList<>();
         int badChecksums;
         /** By source port: the initiator's direction first. */
         final List<Stream> streams = new ArrayList<>();
@@ -193,7 +208,10 @@ class PacketCaptureTest extends LoopbackFixture {
                 if (type == 1) {
                     assertThat(b.getShort(start + 8)).as("link type Ethernet").isEqualTo((short) 1);
                     c.interfaceName = option(b, start + 16, start + length - 4, 2);
+                    String tsresol = option(b, start + 16, start + length - 4, 9);
+                    c.timestampResolution = tsresol == null ? -1 : tsresol.charAt(0);
                 } else if (type == 6) {
+                    c.timestamps.add((long) b.getInt(start + 12) << 32 | (b.getInt(start + 16) & 0xFFFFFFFFL));
                     int captured = b.getInt(start + 20);
                     byte[] frame = new byte[captured];
                     b.get(start + 28, frame);
