@@ -126,9 +126,9 @@ final class CommitDraft {
     /** The force in flight; a completion that is not this one (cancelled by a reset or close) is dropped. */
     private PendingForce pending;
 
-    CommitDraft(QpEngine engine, SoftRnic rnic) {
+    CommitDraft(QpEngine engine, QpContext rnic) {
         this.engine = engine;
-        this.persistence = rnic.persistence;
+        this.persistence = rnic.persistence();
         this.encoder = new RdmapMessageEncoder(engine.features);
         this.flushEnabled = rnic.offers(RnicExtension.RDMA_FLUSH);
         this.verifyEnabled = rnic.offers(RnicExtension.RDMA_VERIFY);
@@ -142,7 +142,7 @@ final class CommitDraft {
      *
      * @param rfc7306 whether the RFC 7306 opcodes are on too (the RNIC offers atomics or immediate data)
      */
-    static RdmapFeatures features(SoftRnic rnic, boolean rfc7306) {
+    static RdmapFeatures features(QpContext rnic, boolean rfc7306) {
         boolean draft = rnic.offers(RnicExtension.RDMA_FLUSH) || rnic.offers(RnicExtension.RDMA_VERIFY)
                 || rnic.offers(RnicExtension.ATOMIC_WRITE);
         if (draft) {
@@ -167,7 +167,7 @@ final class CommitDraft {
      *
      * @throws VerbsException INVALID_OPERATION_TYPE without the extension, INVALID_SGL_LENGTH for SGEs
      */
-    static void checkPost(SoftRnic rnic, Opcode op, int sgeCount) {
+    static void checkPost(QpContext rnic, Opcode op, int sgeCount) {
         RnicExtension x = extension(op);
         if (!rnic.offers(x)) {
             throw new VerbsException(VerbsStatus.INVALID_OPERATION_TYPE,
@@ -187,7 +187,7 @@ final class CommitDraft {
      *
      * @return null when the request may go out, else its completion status
      */
-    static WorkCompletionStatus checkRequest(SoftQueuePair qp, SendWqe w, int ord) {
+    static WorkCompletionStatus checkRequest(QpContext qp, SendWqe w, int ord) {
         if (ord == 0) {
             return WorkCompletionStatus.ZERO_RDMA_READ_RESOURCES;
         }
@@ -196,7 +196,7 @@ final class CommitDraft {
             return WorkCompletionStatus.INVALID_STAG;
         }
         if (w.opcode == Opcode.RDMA_VERIFY && w.sgeCount == 1) {
-            return qp.rnic().stags.checkLocal(w.stags[0], w.tos[0], w.lengths[0], qp.pd(), qp.privileged(),
+            return qp.stags().checkLocal(w.stags[0], w.tos[0], w.lengths[0], qp.pd(), qp.privileged(),
                     AccessRights.LOCAL_WRITE);
         }
         return null;
@@ -281,7 +281,7 @@ final class CommitDraft {
             // the hash sink is local memory: checked again now (it may have been invalidated since
             // the WQE was processed); a sink that went away fails the WQE, a local error (V-TERM-8)
             long n = Math.min(length, w.lengths[0] & 0xFFFF_FFFFL);
-            SoftQueuePair qp = engine.qp;
+            QpContext qp = engine.qp;
             status = engine.stags.checkLocal(w.stags[0], w.tos[0], n, qp.pd(), qp.privileged(),
                     AccessRights.LOCAL_WRITE);
             MemorySegment sink = engine.stags.resolveMemory(w.stags[0], w.tos[0]);
@@ -331,7 +331,7 @@ final class CommitDraft {
             event = AsyncEventType.INVALID_READ_REQUEST; // AMB-45, AMB-49: 0/2/0xFF
             return RdmapError.OPERATION_UNSPECIFIED;
         }
-        SoftQueuePair qp = engine.qp;
+        QpContext qp = engine.qp;
         InboundReadQueue ird = engine.tx.ird;
         if (ird.size() >= qp.ird()) {
             event = AsyncEventType.IRRQ_TOO_MANY_READS; // R-READ-044, AMB-11: same code for every QN1 request
@@ -424,10 +424,10 @@ final class CommitDraft {
      * draft's attributes as the right (C-FLUSH-055, C-ATTR-001/002/004/006). An Atomic Write also
      * needs the QP's inbound-write enable.
      */
-    private RdmapError checkTarget(SoftQueuePair qp, RdmapOpcode op, int stag, long to, long size, int right) {
+    private RdmapError checkTarget(QpContext qp, RdmapOpcode op, int stag, long to, long size, int right) {
         boolean atomicWrite = op == RdmapOpcode.ATOMIC_WRITE_REQUEST;
         // right 0: a Flush barrier, which either Flushable right allows (AMB-56)
-        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, size, right,
+        RdmapError error = engine.stags.checkRequestTarget(qp.pd(), qp.qpId(), stag, to, size, right,
                 right == 0 ? AccessRights.FLUSHABLE_PERSISTENT | AccessRights.FLUSHABLE_GLOBAL : 0,
                 !atomicWrite || qp.inboundWrite());
         if (error != null) {

@@ -17,7 +17,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The per-QP iWARP protocol engine: the {@link QpTransport} a {@link SoftQueuePair} drives, running
+ * The per-QP iWARP protocol engine: the {@link QpTransport} a queue pair drives, running
  * RDMAP (RFC 5040) over DDP (RFC 5041) over an {@link FpduLink} (MPA, RFC 5044). Shaped like Linux
  * siw: a transmit state machine ({@link QpTxEngine}: SQ messages, Read Responses, the Terminate), a
  * receive state machine ({@link QpRxEngine}: validation, direct placement, delivery), the IRD and
@@ -68,7 +68,8 @@ public final class QpEngine implements QpTransport {
     private final FpduLink.Listener listener = new LinkListener();
 
     Upcalls upcalls;
-    SoftQueuePair qp;
+    /** What the engine knows of its QP (the one-way seam: the engine never reaches the QP itself). */
+    QpContext qp;
     StagTable stags;
     QpTxEngine tx;
     QpRxEngine rx;
@@ -124,30 +125,29 @@ public final class QpEngine implements QpTransport {
      * Associates the engine with its QP and starts the link on its event loop. The link is already
      * in MPA Full Operation, so there is no streaming mode left to send a Stream Message Buffer in:
      * the connection manager sends it before the MPA Request on an adopted socket
-     * ({@code ConnectionManager.connect(qp, socketChannel, ...)}), and {@link SoftQueuePair} refuses
+     * ({@code ConnectionManager.connect(qp, socketChannel, ...)}), and the QP refuses
      * a Modify to RTS that names one with this engine (docs/connection-management.md). A non-null
      * message here is therefore not sent.
      *
-     * @throws IllegalArgumentException if the upcalls do not belong to a jrnic QP, or on a second start
+     * @throws IllegalArgumentException on a second start
      */
     @Override
-    public void start(Upcalls upcalls, MemorySegment streamMessage) {
-        SoftQueuePair owner = SoftQueuePair.owner(upcalls);
-        if (owner == null) {
-            throw new IllegalArgumentException("QpEngine needs the upcalls of a jrnic queue pair");
+    public void start(QpContext context, Upcalls upcalls, MemorySegment streamMessage) {
+        if (context == null || upcalls == null) {
+            throw new IllegalArgumentException("QpEngine needs the QP's context and upcalls");
         }
         if (this.upcalls != null) {
             throw new IllegalArgumentException("QpEngine already started");
         }
         this.upcalls = upcalls;
-        this.qp = owner;
-        this.counters = owner.counters;
-        this.stags = owner.rnic().stags;
-        this.atomicsEnabled = owner.rnic().offers(RnicExtension.ATOMICS);
-        this.immediateEnabled = owner.rnic().offers(RnicExtension.IMMEDIATE_DATA);
-        this.features = CommitDraft.features(owner.rnic(), atomicsEnabled || immediateEnabled);
-        this.commit = new CommitDraft(this, owner.rnic());
-        this.tx = new QpTxEngine(this, owner.rnic().config().maxOrd(), owner.rnic().config().maxIrd());
+        this.qp = context;
+        this.counters = context.trafficCounters();
+        this.stags = context.stags();
+        this.atomicsEnabled = context.offers(RnicExtension.ATOMICS);
+        this.immediateEnabled = context.offers(RnicExtension.IMMEDIATE_DATA);
+        this.features = CommitDraft.features(context, atomicsEnabled || immediateEnabled);
+        this.commit = new CommitDraft(this, context);
+        this.tx = new QpTxEngine(this, context.maxOrd(), context.maxIrd());
         this.rx = new QpRxEngine(this);
         executor.execute(this::startOnLoop);
     }
@@ -388,7 +388,7 @@ public final class QpEngine implements QpTransport {
             return true;
         }
         tx.sendTerminate(errorFor(term.terminateControl()));
-        JfrEvents.terminateSent(qp.rnic().name(), qp.id(), term);
+        JfrEvents.terminateSent(qp.rnicName(), qp.qpId(), term);
         link.flush();
         link.close();
         return true;
@@ -462,13 +462,13 @@ public final class QpEngine implements QpTransport {
      */
     void terminateReceived(TerminateMessage message, String validationError) {
         counters.add(io.jrnic.api.internal.CounterLayout.TERMINATES_RECEIVED, 1);
-        JfrEvents.terminateReceived(qp.rnic().name(), qp.id(), message, validationError);
+        JfrEvents.terminateReceived(qp.rnicName(), qp.qpId(), message, validationError);
     }
 
     /** An FPDU failed its MPA CRC (RFC 5044 §8): counted, and io.jrnic.CrcError. */
     void crcError() {
         counters.add(io.jrnic.api.internal.CounterLayout.CRC_ERRORS, 1);
-        JfrEvents.crcError(qp.rnic().name(), qp.id());
+        JfrEvents.crcError(qp.rnicName(), qp.qpId());
     }
 
     /** An error while building an outbound message (V-TERM-8): the WQE fails, the QP terminates. */
@@ -607,6 +607,6 @@ public final class QpEngine implements QpTransport {
 
     @Override
     public String toString() {
-        return "QpEngine[" + (qp == null ? "unbound" : qp) + "]";
+        return "QpEngine[" + (qp == null ? "unbound" : qp.rnicName() + " QP " + qp.qpId()) + "]";
     }
 }

@@ -70,7 +70,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * reading ({@link FpduLink#pauseReceive()}: TCP flow control pushes back on the peer). When the QP
  * posts a receive ({@link #receivePosted()}) the backlog is replayed in order from the held Send
  * on, and reading resumes once it is empty. A QP on an S-RQ holds too: it joins the S-RQ's waiters
- * ({@link SoftSharedReceiveQueue#awaitWqe}) and a post to the S-RQ grants it a WQE in the order the
+ * ({@link QpContext.SharedReceiveWait#await}) and a post to the S-RQ grants it a WQE in the order the
  * QPs were held, one each, and wakes it through {@link #receivePosted()}; a QP the S-RQ's fair-share
  * policy refuses is terminated as without the option (RFC 5042 §6.4.3.1).
  *
@@ -160,7 +160,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
     // graceful receive overflow (V-WRP-65)
     private final boolean gracefulOverflow;
     /** The QP's S-RQ, or null when it has its own RQ. */
-    private final SoftSharedReceiveQueue srq;
+    private final QpContext.SharedReceiveWait srq;
     /** The S-RQ's wake-up for this QP (allocated once). */
     private final Runnable srqWake = this::receivePosted;
     /** The untagged resolver deferred the segment in progress: no receive WQE yet. */
@@ -190,7 +190,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
                 engine.features.rfc7306() || engine.features.commitDraft()), this, this);
         this.validator = new RdmapValidator(engine.features);
         this.gracefulOverflow = engine.link.gracefulReceiveOverflow();
-        this.srq = engine.qp.srq;
+        this.srq = engine.qp.sharedReceiveWait();
     }
 
     /**
@@ -224,7 +224,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         retryPending = false;
         awaitingReceive = false;
         if (gracefulOverflow && srq != null) {
-            srq.cancelWait(engine.qp); // a stopped QP holds nothing: its grant goes to the next waiter
+            srq.cancel(); // a stopped QP holds nothing: its grant goes to the next waiter
         }
     }
 
@@ -372,17 +372,17 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
                     // the wait is announced by joining its waiters, unless its fair-share policy
                     // refused this QP (then it is terminated, RFC 5042 §6.4.3.1)
                     awaitingReceive = true;
-                    if (srq == null || srq.awaitWqe(engine.qp, srqWake)) {
+                    if (srq == null || srq.await(srqWake)) {
                         w = engine.upcalls.takeReceive();
                         if (w == null && engine.qp.state() == QpState.RTS
-                                && (srq == null || srq.waitsForWqe(engine.qp))) {
+                                && (srq == null || srq.waiting())) {
                             receive = null;
                             yield DEFER;
                         }
                     }
                     awaitingReceive = false;
                     if (w == null && srq != null) {
-                        srq.cancelWait(engine.qp); // the Send fails: no WQE stays reserved for it
+                        srq.cancel(); // the Send fails: no WQE stays reserved for it
                     }
                 }
                 receive = w;
@@ -423,7 +423,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             descriptor.valid(0, -1L, true, null);
             return;
         }
-        SoftQueuePair qp = engine.qp;
+        QpContext qp = engine.qp;
         StagEntry e = engine.stags.lookup(stag);
         if (e == null || stag >>> 8 == 0) {
             return; // RFC 5041 §7.1 check 1: invalid STag
@@ -435,7 +435,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         resolvedEntry = e;
         boolean window = e instanceof SoftMemoryWindow;
         // RFC 5042 §5, R-SEC-011/012: a region of this PD, a window bound to this QP
-        if (window ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+        if (window ? b.qpId() != qp.qpId() : b.pd() != qp.pd()) {
             descriptor.notAssociated();
             return;
         }
@@ -857,7 +857,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             fail(lengthError, AsyncEventType.INVALID_READ_REQUEST, headerFlyweight(), 0, null, 0);
             return;
         }
-        SoftQueuePair qp = engine.qp;
+        QpContext qp = engine.qp;
         InboundReadQueue ird = engine.tx.ird;
         if (ird.size() >= qp.ird()) {
             // R-READ-044, AMB-11: beyond IRD is 0/2/0x07, as Linux siw
@@ -876,7 +876,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = readRequest.sourceStag();
         long to = readRequest.sourceTaggedOffset();
-        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, size, AccessRights.REMOTE_READ, 0, qp.inboundRead());
+        RdmapError error = engine.stags.checkRequestTarget(qp.pd(), qp.qpId(), stag, to, size, AccessRights.REMOTE_READ, 0, qp.inboundRead());
         if (error != null) {
             ddp.stop();
             fail(error, eventForRemote(error, !qp.inboundRead()), headerFlyweight(), segmentLengthField(), segment, rrAt);
@@ -927,7 +927,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             fail(lengthError, AsyncEventType.INVALID_READ_REQUEST, headerFlyweight(), segmentLengthField(), null, 0);
             return;
         }
-        SoftQueuePair qp = engine.qp;
+        QpContext qp = engine.qp;
         InboundReadQueue ird = engine.tx.ird;
         if (ird.size() >= qp.ird()) {
             ddp.stop();
@@ -945,7 +945,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = a.remoteStag();
         long to = a.remoteTaggedOffset();
-        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC, 0, true);
+        RdmapError error = engine.stags.checkRequestTarget(qp.pd(), qp.qpId(), stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC, 0, true);
         StagBinding b = error == null ? engine.stags.lookupValid(stag) : null;
         if (error == null) {
             error = AtomicOps.checkAlignment(RemoteAtomics.address(b.memory(), b.offsetOf(to)));
@@ -980,7 +980,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
             return;
         }
         SendWqe w = ord.poll();
-        SoftQueuePair qp = engine.qp;
+        QpContext qp = engine.qp;
         // the result buffer was checked when the WR was processed; check again: it may have been
         // invalidated or deregistered since (Verbs §7.8)
         WorkCompletionStatus status = engine.stags.checkLocal(w.stags[0], w.tos[0], w.lengths[0], qp.pd(),

@@ -21,12 +21,13 @@ public interface QpTransport extends LlpStreamHandle {
      * Associates the stream with the QP and enables iWARP mode: reset DDP MSNs and MPA marker
      * state (V-QPS-13), send the stream message first if any (V-QPS-15).
      *
+     * @param context       what the engine may know about the QP (its PD, number, rights, IRD, state)
      * @param upcalls       how to report events to the QP
      * @param streamMessage the last streaming-mode message to send, or null (a transport whose stream
      *                      is already in iWARP mode, such as {@link QpEngine}, cannot take one: the QP
      *                      refuses it with an Immediate Error before calling this)
      */
-    void start(Upcalls upcalls, MemorySegment streamMessage);
+    void start(QpContext context, Upcalls upcalls, MemorySegment streamMessage);
 
     /**
      * Queues a wire work request (Send types, RDMA Write, RDMA Read types) for transmission, in

@@ -70,6 +70,8 @@ final class SoftQueuePair implements QueuePair {
     private boolean rqLimitArmed;
     private QpTransport transport;
     private Link link;
+    /** What this QP's engine may know of it (the engine never holds the QP itself). */
+    private final QpContext context = new EngineContext();
     /** Told once when the QP leaves its LLP stream (SoftConnection.closed()); guarded by lock. */
     private Runnable streamClosedListener;
     private TerminateMessage terminateMessage;
@@ -145,16 +147,6 @@ final class SoftQueuePair implements QueuePair {
      */
     int ird() {
         return ird;
-    }
-
-    /**
-     * The QP behind a transport's upcalls (for an engine that needs the QP's PD, STag checks and IRD).
-     *
-     * @param upcalls what {@link QpTransport#start} received
-     * @return the QP, or null when the upcalls are not a QP's
-     */
-    static SoftQueuePair owner(QpTransport.Upcalls upcalls) {
-        return upcalls instanceof Link l ? l.owner() : null;
     }
 
     boolean privileged() {
@@ -253,7 +245,7 @@ final class SoftQueuePair implements QueuePair {
             throw new VerbsException(VerbsStatus.INVALID_SGL_FORMAT, op + " needs exactly one local SGE, had " + n);
         }
         if (op.isCommitDraft()) {
-            CommitDraft.checkPost(rnic, op, n);
+            CommitDraft.checkPost(context, op, n);
         }
         if (op.isAtomic()) {
             checkAtomicPost(wr, n);
@@ -511,7 +503,7 @@ final class SoftQueuePair implements QueuePair {
             return null;
         }
         if (op.isCommitDraft()) {
-            return CommitDraft.checkRequest(this, w, ord);
+            return CommitDraft.checkRequest(context, w, ord);
         }
         if (op.isAtomic()) {
             if (ord == 0) {
@@ -830,7 +822,7 @@ final class SoftQueuePair implements QueuePair {
                     transport = newTransport;
                     link = new Link();
                     moveTo(QpState.RTS);
-                    newTransport.start(link, m.streamMessage());
+                    newTransport.start(context, link, m.streamMessage());
                     processSq(); // V-QPS-22: WQEs posted in Idle start now
                 }
             }
@@ -968,15 +960,104 @@ final class SoftQueuePair implements QueuePair {
         };
     }
 
+    /** The QP as its engine sees it: facts and two volatile reads, never the QP's lock or queues. */
+    private final class EngineContext implements QpContext, QpContext.SharedReceiveWait {
+        @Override
+        public String rnicName() {
+            return rnic.name();
+        }
+
+        @Override
+        public int qpId() {
+            return id;
+        }
+
+        @Override
+        public SoftProtectionDomain pd() {
+            return pd;
+        }
+
+        @Override
+        public boolean privileged() {
+            return privileged;
+        }
+
+        @Override
+        public boolean inboundRead() {
+            return inboundRead;
+        }
+
+        @Override
+        public boolean inboundWrite() {
+            return inboundWrite;
+        }
+
+        @Override
+        public int ird() {
+            return ird;
+        }
+
+        @Override
+        public QpState state() {
+            return state;
+        }
+
+        @Override
+        public StagTable stags() {
+            return rnic.stags;
+        }
+
+        @Override
+        public QpCounters trafficCounters() {
+            return counters;
+        }
+
+        @Override
+        public int maxOrd() {
+            return rnic.config().maxOrd();
+        }
+
+        @Override
+        public int maxIrd() {
+            return rnic.config().maxIrd();
+        }
+
+        @Override
+        public boolean offers(RnicExtension extension) {
+            return rnic.offers(extension);
+        }
+
+        @Override
+        public PersistenceExecutor persistence() {
+            return rnic.persistence;
+        }
+
+        @Override
+        public SharedReceiveWait sharedReceiveWait() {
+            return srq == null ? null : this;
+        }
+
+        @Override
+        public boolean await(Runnable wake) {
+            return srq.awaitWqe(SoftQueuePair.this, wake);
+        }
+
+        @Override
+        public boolean waiting() {
+            return srq.waitsForWqe(SoftQueuePair.this);
+        }
+
+        @Override
+        public void cancel() {
+            srq.cancelWait(SoftQueuePair.this);
+        }
+    }
+
     // ---- transport upcalls --------------------------------------------------------------------
 
     /** The upcall endpoint handed to one transport attachment; inert once detached. */
     private final class Link implements QpTransport.Upcalls {
         boolean active = true;
-
-        SoftQueuePair owner() {
-            return SoftQueuePair.this;
-        }
 
         @Override
         public void sendCompleted(SendWqe w, WorkCompletionStatus status) {

@@ -211,20 +211,22 @@ final class StagTable {
      * Terminate reports them: valid STag with its key, this QP's PD (or a window bound to this QP),
      * the right, no TO wrap, in bounds.
      *
+     * @param pd      the requesting QP's protection domain (a region must be of it)
+     * @param qpId    the requesting QP's number (a window must be bound to it)
      * @param allOf   the rights the request needs, every one of them
      * @param anyOf   rights of which the request needs at least one, or 0
      * @param enabled whether the QP allows the operation at all (inbound Reads / Writes); false is an
      *                access violation like a missing right
      * @return null when allowed, else the RDMAP error
      */
-    RdmapError checkRequestTarget(SoftQueuePair qp, int stag, long to, long size, int allOf, int anyOf,
-                                  boolean enabled) {
+    RdmapError checkRequestTarget(SoftProtectionDomain pd, int qpId, int stag, long to, long size, int allOf,
+                                  int anyOf, boolean enabled) {
         StagEntry e = stag >>> 8 == 0 ? null : lookup(stag);
         StagBinding b = e == null ? null : e.binding;
         if (b == null || b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
             return RdmapError.INVALID_STAG;
         }
-        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+        if (e instanceof SoftMemoryWindow ? b.qpId() != qpId : b.pd() != pd) {
             return RdmapError.STAG_NOT_ASSOCIATED;
         }
         if (!enabled || !AccessRights.has(b.rights(), allOf) || anyOf != 0 && (b.rights() & anyOf) == 0) {

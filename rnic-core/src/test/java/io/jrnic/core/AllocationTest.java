@@ -34,7 +34,7 @@ class AllocationTest extends VerbsFixture {
         }
 
         @Override
-        public void start(Upcalls upcalls, MemorySegment streamMessage) {
+        public void start(QpContext context, Upcalls upcalls, MemorySegment streamMessage) {
             this.upcalls = upcalls;
         }
 

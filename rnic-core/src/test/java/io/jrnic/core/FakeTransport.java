@@ -28,7 +28,7 @@ final class FakeTransport implements QpTransport {
     }
 
     @Override
-    public synchronized void start(Upcalls upcalls, MemorySegment streamMessage) {
+    public synchronized void start(QpContext context, Upcalls upcalls, MemorySegment streamMessage) {
         this.upcalls = upcalls;
         this.streamMessage = streamMessage;
         starts++;
