@@ -2,9 +2,12 @@ package io.jrnic.core;
 
 import io.jrnic.api.AsyncEvent;
 import io.jrnic.api.AsyncEventHandler;
+import io.jrnic.api.CompletionEventHandler;
+import io.jrnic.api.Rnic;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 
 /**
  * Delivers asynchronous events (Verbs 1.0 §8.3.3) and completion notifications (§8.2.5) outside
@@ -16,13 +19,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <p>Thread safety: thread safe.
  */
 final class EventDispatcher {
-    private final SoftRnic rnic;
+    /** The RNIC the handlers are told about (Verbs §8.3.3: the handler receives the RNIC handle). */
+    private final Rnic rnic;
+    /** The completion handler registered under a CQ's handler id, or null. */
+    private final IntFunction<CompletionEventHandler> completionHandlers;
     private final ConcurrentLinkedQueue<Object> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean draining = new AtomicBoolean();
     private volatile AsyncEventHandler asyncHandler;
 
-    EventDispatcher(SoftRnic rnic) {
+    EventDispatcher(Rnic rnic, IntFunction<CompletionEventHandler> completionHandlers) {
         this.rnic = rnic;
+        this.completionHandlers = completionHandlers;
     }
 
     void asyncHandler(AsyncEventHandler handler) {
@@ -82,7 +89,7 @@ final class EventDispatcher {
         } else if (item instanceof Runnable task) {
             task.run();
         } else if (item instanceof SoftCompletionQueue cq && !cq.destroyed()) {
-            io.jrnic.api.CompletionEventHandler handler = rnic.completionHandler(cq.handlerId());
+            CompletionEventHandler handler = completionHandlers.apply(cq.handlerId());
             if (handler != null) {
                 handler.onCompletionEvent(rnic, cq);
             }

@@ -36,7 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class SoftCompletionQueue implements CompletionQueue {
     private static final ApiAccess API = ApiAccess.get();
 
-    private final SoftRnic rnic;
+    private final RnicResources rnic;
     private final int maxEntries;
     /** Work queues (SQs, RQs) associated with this CQ (Destroy CQ refuses while non-zero). */
     final AtomicInteger associations = new AtomicInteger();
@@ -63,7 +63,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     /** QPs of this CQ that entered Error, in the order they failed (guarded by this; see failure()). */
     private final List<SoftQueuePair> failedQps = new ArrayList<>(2);
 
-    SoftCompletionQueue(SoftRnic rnic, int capacity, int handlerId, int maxEntries) {
+    SoftCompletionQueue(RnicResources rnic, int capacity, int handlerId, int maxEntries) {
         this.rnic = rnic;
         this.maxEntries = maxEntries;
         this.handlerId = handlerId;
@@ -90,7 +90,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     private void checkUsable() {
         rnic.checkOpen();
         if (destroyed) {
-            throw new VerbsException(VerbsStatus.INVALID_CQ_HANDLE, rnic.closing() ? "CQ was destroyed: the RNIC was closed"
+            throw new VerbsException(VerbsStatus.INVALID_CQ_HANDLE, rnic.owner().closing() ? "CQ was destroyed: the RNIC was closed"
                     : "CQ was destroyed");
         }
     }
@@ -142,7 +142,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         if (count == wrIds.length) {
             if (!overflowReported) {
                 overflowReported = true;
-                rnic.events.raise(new AsyncEvent(AsyncEventType.CQ_OVERFLOW_DETECTED, this));
+                rnic.events().raise(new AsyncEvent(AsyncEventType.CQ_OVERFLOW_DETECTED, this));
             }
             return false;
         }
@@ -164,7 +164,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         if (armedNext || (armedSolicited && (solicited || status != WorkCompletionStatus.SUCCESS))) {
             armedNext = false;
             armedSolicited = false;
-            rnic.events.notify(this);
+            rnic.events().notify(this);
         }
         return true;
     }
@@ -357,7 +357,7 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     @Override
     public void close() {
-        rnic.destroyCq(this);
+        rnic.owner().destroyCq(this);
     }
 
     /** Marks the CQ destroyed and drops its entries (called by the RNIC with the checks done). */

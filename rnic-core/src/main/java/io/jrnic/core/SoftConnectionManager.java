@@ -65,7 +65,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * pair is handed to at most one setup at a time ({@link #busy}).
  */
 final class SoftConnectionManager implements ConnectionManager {
-    private final SoftRnic rnic;
+    private final RnicResources rnic;
     /** Transports by configuration (guarded by this). */
     private final Map<TransportConfig, IwarpTransport> transports = new LinkedHashMap<>();
     /** Queue pairs between connect/accept and the end of their setup. */
@@ -76,7 +76,7 @@ final class SoftConnectionManager implements ConnectionManager {
     /** The RNIC's packet capture (RnicConfig.packetCapture), opened with the first transport (guarded by this). */
     private PacketCapture capture;
 
-    SoftConnectionManager(SoftRnic rnic) {
+    SoftConnectionManager(RnicResources rnic) {
         this.rnic = rnic;
     }
 

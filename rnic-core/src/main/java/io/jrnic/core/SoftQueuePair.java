@@ -44,7 +44,7 @@ import java.util.ArrayDeque;
  * notifications are delivered after it is released.
  */
 final class SoftQueuePair implements QueuePair {
-    private final SoftRnic rnic;
+    private final RnicResources rnic;
     private final int id;
     private final SoftProtectionDomain pd;
     final SoftCompletionQueue sendCq;
@@ -60,7 +60,11 @@ final class SoftQueuePair implements QueuePair {
     private final boolean signalAll;
     private final Object lock = new Object();
 
-    private volatile QpState state = QpState.IDLE;
+    /** The Verbs state machine; the only place that assigns the QP state. */
+    private final QpStateMachine machine = new QpStateMachine(new Transitions());
+    /** The LLP stream and stream message of a Modify to RTS in progress (for attachStream). */
+    private QpTransport pendingTransport;
+    private MemorySegment pendingStreamMessage;
     /** Traffic counters, written by the engine of the QP's connection (docs/observability.md). */
     final QpCounters counters = new QpCounters();
     private volatile boolean destroyed;
@@ -88,10 +92,10 @@ final class SoftQueuePair implements QueuePair {
     private final ReceiveQueue rq;
     private final ArrayDeque<ReceiveWqe> inProgress;
 
-    /** Windows bound to this QP; guarded by {@link SoftRnic#memoryLock}. */
+    /** Windows bound to this QP; guarded by the RNIC's memory lock ({@link RnicResources#memoryLock()}). */
     int boundWindows;
 
-    SoftQueuePair(SoftRnic rnic, int id, SoftProtectionDomain pd, QueuePairConfig c) {
+    SoftQueuePair(RnicResources rnic, int id, SoftProtectionDomain pd, QueuePairConfig c) {
         this.rnic = rnic;
         this.id = id;
         this.pd = pd;
@@ -135,7 +139,7 @@ final class SoftQueuePair implements QueuePair {
         return pd;
     }
 
-    SoftRnic rnic() {
+    RnicResources rnic() {
         return rnic;
     }
 
@@ -176,7 +180,7 @@ final class SoftQueuePair implements QueuePair {
 
     @Override
     public QpState state() {
-        return state;
+        return machine.state();
     }
 
     private void checkUsable() {
@@ -197,7 +201,7 @@ final class SoftQueuePair implements QueuePair {
                 afterSendPost();
             }
         } finally {
-            rnic.events.drain();
+            rnic.events().drain();
         }
     }
 
@@ -221,7 +225,7 @@ final class SoftQueuePair implements QueuePair {
                 return count;
             }
         } finally {
-            rnic.events.drain();
+            rnic.events().drain();
         }
     }
 
@@ -230,7 +234,7 @@ final class SoftQueuePair implements QueuePair {
         if (wr == null) {
             throw new NullPointerException("send work request is null");
         }
-        if (state == QpState.TERMINATE) {
+        if (machine.state() == QpState.TERMINATE) {
             throw new VerbsException(VerbsStatus.INVALID_QP_STATE, "PostSQ in Terminate (V-QPS-49)");
         }
         Opcode op = wr.opcode();
@@ -321,15 +325,15 @@ final class SoftQueuePair implements QueuePair {
         int at = 0;
         for (int i = 0; i < w.sgeCount; i++) {
             int len = w.lengths[i];
-            WorkCompletionStatus st = rnic.stags.checkLocal(w.stags[i], w.tos[i], len, pd, privileged,
+            WorkCompletionStatus st = rnic.stags().checkLocal(w.stags[i], w.tos[i], len, pd, privileged,
                     AccessRights.LOCAL_READ);
             if (st != null) {
                 w.postError = st;
                 return;
             }
             if (len > 0) {
-                MemorySegment src = rnic.stags.resolveMemory(w.stags[i], w.tos[i]);
-                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, rnic.stags.resolveOffset(w.stags[i], w.tos[i]),
+                MemorySegment src = rnic.stags().resolveMemory(w.stags[i], w.tos[i]);
+                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, rnic.stags().resolveOffset(w.stags[i], w.tos[i]),
                         w.inlineData, at, len);
                 at += len;
             }
@@ -338,14 +342,10 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private void afterSendPost() {
-        switch (state) {
+        switch (machine.state()) {
             case RTS -> processSq();
-            case CLOSING -> {
-                // Verbs §6.2.5 Figure 11: a PostSQ in Closing is flushed, the LLP reset, Bad Close
-                resetTransport();
-                raise(AsyncEventType.BAD_CLOSE);
-                enterError();
-            }
+            // Verbs §6.2.5 Figure 11: a PostSQ in Closing is flushed, the LLP reset, Bad Close
+            case CLOSING -> machine.input(QpStateMachine.Input.POST_WHILE_CLOSING);
             case ERROR -> flushAll(); // enqueued, then flushed (V-QPS-64)
             default -> {
                 // Idle: queued, not processed (V-QPS-7)
@@ -362,7 +362,7 @@ final class SoftQueuePair implements QueuePair {
                 afterReceivePost();
             }
         } finally {
-            rnic.events.drain();
+            rnic.events().drain();
         }
     }
 
@@ -386,7 +386,7 @@ final class SoftQueuePair implements QueuePair {
                 return count;
             }
         } finally {
-            rnic.events.drain();
+            rnic.events().drain();
         }
     }
 
@@ -395,13 +395,13 @@ final class SoftQueuePair implements QueuePair {
         if (srq != null) {
             throw new VerbsException(VerbsStatus.RQ_ASSOCIATED_WITH_SRQ, "QP " + id + " uses an S-RQ (V-SRQ-17)");
         }
-        if (state == QpState.TERMINATE) {
+        if (machine.state() == QpState.TERMINATE) {
             throw new VerbsException(VerbsStatus.INVALID_QP_STATE, "PostRQ in Terminate (V-QPS-49)");
         }
     }
 
     private void afterReceivePost() {
-        if (state == QpState.CLOSING || state == QpState.ERROR) {
+        if (machine.state() == QpState.CLOSING || machine.state() == QpState.ERROR) {
             flushReceives(); // V-QPS-76, V-QPS-64
         } else if (transport instanceof QpEngine e && e.rx != null) {
             e.rx.receivePosted(); // V-WRP-65: a Send held for lack of a receive WQE is retried
@@ -424,7 +424,7 @@ final class SoftQueuePair implements QueuePair {
         try {
             do {
                 reprocess = false;
-                while (state == QpState.RTS && sqNext < sqTail) {
+                while (machine.state() == QpState.RTS && sqNext < sqTail) {
                     SendWqe w = slot(sqNext);
                     if (w.localFence && w.opcode == Opcode.INVALIDATE_LOCAL_STAG && sqHead != sqNext) {
                         break; // V-WRP-39: wait until every earlier WR completed
@@ -457,7 +457,7 @@ final class SoftQueuePair implements QueuePair {
                     }
                 }
                 completeSends();
-            } while (reprocess && state == QpState.RTS);
+            } while (reprocess && machine.state() == QpState.RTS);
         } finally {
             processing = false;
         }
@@ -477,7 +477,7 @@ final class SoftQueuePair implements QueuePair {
         if (op.isSend() || op == Opcode.RDMA_WRITE) {
             if (!w.inline) {
                 for (int i = 0; i < w.sgeCount; i++) {
-                    WorkCompletionStatus st = rnic.stags.checkLocal(w.stags[i], w.tos[i], w.lengths[i], pd, privileged,
+                    WorkCompletionStatus st = rnic.stags().checkLocal(w.stags[i], w.tos[i], w.lengths[i], pd, privileged,
                             AccessRights.LOCAL_READ); // V-MR-75
                     if (st != null) {
                         return st;
@@ -513,15 +513,15 @@ final class SoftQueuePair implements QueuePair {
                 return WorkCompletionStatus.INVALID_STAG; // V-WR-50: STag 0 is never remote
             }
             // the result buffer: the original value is written there (V-MR-76 Local Write)
-            return rnic.stags.checkLocal(w.stags[0], w.tos[0], w.lengths[0], pd, privileged, AccessRights.LOCAL_WRITE);
+            return rnic.stags().checkLocal(w.stags[0], w.tos[0], w.lengths[0], pd, privileged, AccessRights.LOCAL_WRITE);
         }
         if (op.isImmediateData()) {
             return null; // RFC 7306 §6: no local memory
         }
         return switch (op) {
-            case BIND_MW -> rnic.memory.bind(this, w);
-            case FAST_REGISTER -> rnic.memory.fastRegister(this, w);
-            case INVALIDATE_LOCAL_STAG -> rnic.memory.invalidateLocal(this, w.invalidateStag);
+            case BIND_MW -> rnic.memory().bind(this, w);
+            case FAST_REGISTER -> rnic.memory().fastRegister(this, w);
+            case INVALIDATE_LOCAL_STAG -> rnic.memory().invalidateLocal(this, w.invalidateStag);
             default -> WorkCompletionStatus.INVALID_WQE;
         };
     }
@@ -573,41 +573,25 @@ final class SoftQueuePair implements QueuePair {
 
     /** CQ overflow (Verbs §8.3.3 Figure 24 CQ/SQ, CQ/RQ error): the entry is lost, QP to Terminate. */
     private void cqOverflow(AsyncEventType event) {
-        if (state == QpState.RTS) {
-            raise(event);
-            enterTerminate(new TerminateMessage(event.terminateCode(), true, null));
-        }
+        machine.input(QpStateMachine.Input.ASYNC_ERROR, new TerminateMessage(event.terminateCode(), true, null), event);
     }
 
     // ---- state changes ------------------------------------------------------------------------
 
-    /** Every state change goes through here (under the lock): the JFR event io.jrnic.QpStateChange. */
-    private void moveTo(QpState next) {
-        QpState from = state;
-        state = next;
-        if (from != next) {
-            JfrEvents.qpStateChange(rnic.name(), id, from, next);
-        }
-    }
-
     private void raise(AsyncEventType type) {
-        rnic.events.raise(new AsyncEvent(type, this));
+        rnic.events().raise(new AsyncEvent(type, this));
     }
 
+    /** A local error (V-TERM-*): in RTS, the QP terminates (V-QPS-44..46). */
     private void enterTerminate(TerminateMessage message) {
-        if (state != QpState.RTS) {
-            return;
-        }
-        moveTo(QpState.TERMINATE); // V-QPS-44: stop processing; queued WQEs are flushed on Error
-        terminateMessage = message;
-        transport.terminate(message); // V-QPS-45/46: send the Terminate, then LLP close
+        machine.input(QpStateMachine.Input.LOCAL_ERROR, message, null);
     }
 
     private void detach() {
         if (link != null) {
             link.active = false;
             if (streamClosedListener != null) {
-                rnic.events.run(streamClosedListener); // outside the locks, after this change's events
+                rnic.events().run(streamClosedListener); // outside the locks, after this change's events
                 streamClosedListener = null;
             }
         }
@@ -652,18 +636,6 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
-    /** Enters Error: disassociated from the LLP and every incomplete WQE flushed (§6.2.4). */
-    private void enterError() {
-        detach();
-        moveTo(QpState.ERROR);
-        flushAll();
-        // blocked CQ polls: return the flushed completions, then report that no more will come
-        sendCq.queuePairFailed(this);
-        if (receiveCq != sendCq) {
-            receiveCq.queuePairFailed(this);
-        }
-    }
-
     /**
      * Registers the listener told once when this QP leaves its current LLP stream (at once, through
      * the event dispatcher, when it is not on one).
@@ -674,13 +646,13 @@ final class SoftQueuePair implements QueuePair {
         try {
             synchronized (lock) {
                 if (link == null) {
-                    rnic.events.run(listener);
+                    rnic.events().run(listener);
                 } else {
                     streamClosedListener = listener;
                 }
             }
         } finally {
-            rnic.events.drain();
+            rnic.events().drain();
         }
     }
 
@@ -728,18 +700,8 @@ final class SoftQueuePair implements QueuePair {
                 return snapshot();
             }
         } finally {
-            rnic.events.drain();
+            rnic.events().drain();
         }
-    }
-
-    private static boolean transitionAllowed(QpState from, QpState to) {
-        // Verbs §6.2, Figure 4 and V-QPS-88: the only Modify transitions
-        return switch (from) {
-            case IDLE -> to == QpState.IDLE || to == QpState.RTS || to == QpState.ERROR;
-            case RTS -> to != QpState.IDLE;
-            case ERROR -> to == QpState.IDLE;
-            case CLOSING, TERMINATE -> false;
-        };
     }
 
     private void applyModify(QueuePairModification m) {
@@ -747,8 +709,8 @@ final class SoftQueuePair implements QueuePair {
         if (next == null) {
             throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "next QP state is a required attribute (V-QP-20)");
         }
-        QpState cur = state;
-        if (!transitionAllowed(cur, next)) {
+        QpState cur = machine.state();
+        if (!QpStateMachine.modifyAllowed(cur, next)) {
             throw new VerbsException(VerbsStatus.INVALID_QP_STATE_CHANGE, cur + " -> " + next + " is not allowed");
         }
         boolean attributes = cur == QpState.IDLE && next != QpState.ERROR || cur == QpState.RTS && next == QpState.RTS;
@@ -816,41 +778,17 @@ final class SoftQueuePair implements QueuePair {
         if (m.armRqLimitRequested()) {
             rqLimitArmed = rqLimit > 0; // V-NOTE-6: re-arming an armed limit is allowed
         }
-        switch (next) {
-            case RTS -> {
-                if (cur == QpState.IDLE) {
-                    transport = newTransport;
-                    link = new Link();
-                    moveTo(QpState.RTS);
-                    newTransport.start(context, link, m.streamMessage());
-                    processSq(); // V-QPS-22: WQEs posted in Idle start now
-                }
-            }
-            case CLOSING -> {
-                if (sqHead < sqTail || transport.remoteReadsInProgress()) {
-                    // V-QPS-31, V-QPS-82: Closing then at once Error, Bad Close
-                    moveTo(QpState.CLOSING);
-                    resetTransport();
-                    raise(AsyncEventType.BAD_CLOSE);
-                    enterError();
-                } else {
-                    moveTo(QpState.CLOSING); // V-QPS-30: no event for a requested close
-                    flushReceives();
-                    transport.close();
-                }
-            }
-            case TERMINATE -> enterTerminate(new TerminateMessage(TerminateMessage.LOCAL_CATASTROPHIC, true, null));
-            case ERROR -> {
-                resetTransport(); // V-QPS-39: no Terminate, LLP reset
-                enterError();
-            }
-            case IDLE -> {
-                if (cur == QpState.ERROR) {
-                    moveTo(QpState.IDLE);
-                    terminateMessage = null;
-                }
-            }
-        }
+        pendingTransport = newTransport;
+        pendingStreamMessage = m.streamMessage();
+        machine.input(switch (next) {
+            case IDLE -> QpStateMachine.Input.MODIFY_IDLE;
+            case RTS -> QpStateMachine.Input.MODIFY_RTS;
+            case CLOSING -> QpStateMachine.Input.MODIFY_CLOSING;
+            case TERMINATE -> QpStateMachine.Input.MODIFY_TERMINATE;
+            case ERROR -> QpStateMachine.Input.MODIFY_ERROR;
+        });
+        pendingTransport = null;
+        pendingStreamMessage = null;
     }
 
     private static void checkRange(int value, int max, VerbsStatus tooBig, String what) {
@@ -903,7 +841,7 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private QueuePairAttributes snapshot() {
-        QpState s = state;
+        QpState s = machine.state();
         boolean withSrq = srq != null;
         return new QueuePairAttributes(id, s, pd.id(), sendCq, receiveCq, srq, sq.length, withSrq ? 0 : rq.depth(),
                 maxSendSge, maxWriteSge, withSrq ? 0 : rq.maxSge(), maxInline, ird, ord, inboundRead, inboundWrite,
@@ -918,7 +856,7 @@ final class SoftQueuePair implements QueuePair {
 
     @Override
     public void close() {
-        rnic.destroyQp(this);
+        rnic.owner().destroyQp(this);
     }
 
     /**
@@ -930,7 +868,7 @@ final class SoftQueuePair implements QueuePair {
     void destroy(boolean force) {
         synchronized (lock) {
             checkUsable();
-            synchronized (rnic.memoryLock) {
+            synchronized (rnic.memoryLock()) {
                 if (boundWindows > 0 && !force) {
                     throw new VerbsException(VerbsStatus.MWS_STILL_BOUND_TO_QP, boundWindows
                             + " windows bound to QP " + id + " (V-QP-35)");
@@ -958,6 +896,78 @@ final class SoftQueuePair implements QueuePair {
             case ACCESS_VIOLATION -> 0x0109;
             default -> TerminateMessage.LOCAL_CATASTROPHIC;
         };
+    }
+
+    /** What the state machine's transitions do to this QP's stream and queues (under the QP's lock). */
+    private final class Transitions implements QpStateMachine.Actions {
+        @Override
+        public boolean workOutstanding() {
+            return sqHead < sqTail || transport.remoteReadsInProgress();
+        }
+
+        @Override
+        public void attachStream() {
+            transport = pendingTransport;
+            link = new Link();
+            transport.start(context, link, pendingStreamMessage);
+            processSq(); // V-QPS-22: WQEs posted in Idle start now
+        }
+
+        @Override
+        public void closeStream() {
+            transport.close();
+        }
+
+        @Override
+        public void flushReceives() {
+            SoftQueuePair.this.flushReceives();
+        }
+
+        @Override
+        public void resetStream() {
+            resetTransport();
+        }
+
+        @Override
+        public void detachStream() {
+            detach();
+        }
+
+        @Override
+        public void sendTerminate(TerminateMessage message) {
+            terminateMessage = message;
+            transport.terminate(message); // V-QPS-45/46: the Terminate, then the LLP close
+        }
+
+        @Override
+        public void keepTerminate(TerminateMessage message) {
+            terminateMessage = message;
+        }
+
+        @Override
+        public void failWorkInProgress() {
+            SoftQueuePair.this.failWorkInProgress();
+        }
+
+        @Override
+        public void flushAll() {
+            SoftQueuePair.this.flushAll();
+            // blocked CQ polls: return the flushed completions, then report that no more will come
+            sendCq.queuePairFailed(SoftQueuePair.this);
+            if (receiveCq != sendCq) {
+                receiveCq.queuePairFailed(SoftQueuePair.this);
+            }
+        }
+
+        @Override
+        public void raise(AsyncEventType type) {
+            SoftQueuePair.this.raise(type);
+        }
+
+        @Override
+        public void stateChanged(QpState from, QpState to) {
+            JfrEvents.qpStateChange(rnic.name(), id, from, to);
+        }
     }
 
     /** The QP as its engine sees it: facts and two volatile reads, never the QP's lock or queues. */
@@ -999,12 +1009,12 @@ final class SoftQueuePair implements QueuePair {
 
         @Override
         public QpState state() {
-            return state;
+            return machine.state();
         }
 
         @Override
         public StagTable stags() {
-            return rnic.stags;
+            return rnic.stags();
         }
 
         @Override
@@ -1029,7 +1039,7 @@ final class SoftQueuePair implements QueuePair {
 
         @Override
         public PersistenceExecutor persistence() {
-            return rnic.persistence;
+            return rnic.persistence();
         }
 
         @Override
@@ -1074,7 +1084,7 @@ final class SoftQueuePair implements QueuePair {
                     if (w.opcode.isRead()) {
                         if (st == WorkCompletionStatus.SUCCESS && w.opcode == Opcode.RDMA_READ_INVALIDATE) {
                             // V-WRP-32: invalidate after the data is placed, before the WC is visible
-                            WorkCompletionStatus inv = rnic.memory.invalidateLocal(SoftQueuePair.this, w.stags[0]);
+                            WorkCompletionStatus inv = rnic.memory().invalidateLocal(SoftQueuePair.this, w.stags[0]);
                             if (inv != null) {
                                 st = inv;
                             }
@@ -1090,7 +1100,7 @@ final class SoftQueuePair implements QueuePair {
                     }
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1098,7 +1108,7 @@ final class SoftQueuePair implements QueuePair {
         public ReceiveWqe takeReceive() {
             try {
                 synchronized (lock) {
-                    if (!active || state != QpState.RTS) {
+                    if (!active || machine.state() != QpState.RTS) {
                         return null;
                     }
                     ReceiveWqe w = srq != null ? srq.take(SoftQueuePair.this) : rq.take();
@@ -1112,7 +1122,7 @@ final class SoftQueuePair implements QueuePair {
                     }
                     for (int i = 0; i < w.sgeCount; i++) {
                         // V-MR-76 Local Write; V-SRQ-26 S-RQ PD; V-SRQ-28 STag 0 per consuming QP
-                        WorkCompletionStatus st = rnic.stags.checkLocal(w.stags[i], w.tos[i], w.lengths[i], w.pd,
+                        WorkCompletionStatus st = rnic.stags().checkLocal(w.stags[i], w.tos[i], w.lengths[i], w.pd,
                                 privileged, AccessRights.LOCAL_WRITE);
                         if (st != null) {
                             w.done = true;
@@ -1125,7 +1135,7 @@ final class SoftQueuePair implements QueuePair {
                     return w;
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1141,7 +1151,7 @@ final class SoftQueuePair implements QueuePair {
                     int terminateCode = terminateCodeOf(st);
                     if (st == WorkCompletionStatus.SUCCESS && invalidatedStag != 0) {
                         // V-WRP-31: after placement, before the receive completes
-                        InvalidateRefusal refused = rnic.memory.invalidateRemote(SoftQueuePair.this, invalidatedStag);
+                        InvalidateRefusal refused = rnic.memory().invalidateRemote(SoftQueuePair.this, invalidatedStag);
                         if (refused != null) {
                             st = refused.status;
                             terminateCode = refused.terminateCode; // RFC 5040 §5.3
@@ -1159,7 +1169,7 @@ final class SoftQueuePair implements QueuePair {
                     }
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1167,21 +1177,12 @@ final class SoftQueuePair implements QueuePair {
         public void remoteClosed() {
             try {
                 synchronized (lock) {
-                    if (!active || state != QpState.RTS) {
-                        return;
-                    }
-                    if (sqHead < sqTail || transport.remoteReadsInProgress()) {
-                        // V-QPS-28: work left -> Terminate with Bad LLP Close (0x0207)
-                        raise(AsyncEventType.BAD_LLP_CLOSE);
-                        enterTerminate(new TerminateMessage(AsyncEventType.BAD_LLP_CLOSE.terminateCode(), true, null));
-                    } else {
-                        moveTo(QpState.CLOSING); // reported by LLP_CLOSE_COMPLETE on reaching Idle (V-NOTE-10)
-                        flushReceives();
-                        transport.close();
+                    if (active) {
+                        machine.input(QpStateMachine.Input.LLP_REMOTE_CLOSE);
                     }
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1189,19 +1190,12 @@ final class SoftQueuePair implements QueuePair {
         public void closeCompleted() {
             try {
                 synchronized (lock) {
-                    if (!active) {
-                        return;
-                    }
-                    if (state == QpState.CLOSING) {
-                        detach(); // V-QPS-81: disassociate, event, then Idle
-                        raise(AsyncEventType.LLP_CLOSE_COMPLETE);
-                        moveTo(QpState.IDLE);
-                    } else if (state == QpState.TERMINATE) {
-                        enterError(); // V-QPS-54
+                    if (active) {
+                        machine.input(QpStateMachine.Input.LLP_CLOSE_COMPLETE);
                     }
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1219,11 +1213,10 @@ final class SoftQueuePair implements QueuePair {
                     }
                     // Verbs §6.4 #1: the stream is already reset; Figure 24 Local QP Catastrophic
                     // Error, and the QP goes to Error without a Terminate (every other WQE flushed)
-                    raise(AsyncEventType.LOCAL_QP_CATASTROPHIC);
-                    enterError();
+                    machine.input(QpStateMachine.Input.STREAM_ABORTED);
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1231,21 +1224,14 @@ final class SoftQueuePair implements QueuePair {
         public void connectionFailed(boolean reset) {
             try {
                 synchronized (lock) {
-                    if (!active) {
-                        return;
+                    if (active) {
+                        // the state machine names the event per state (V-QPS-53, V-QPS-83)
+                        machine.input(QpStateMachine.Input.LLP_FAILURE, null,
+                                reset ? AsyncEventType.LLP_CONNECTION_RESET : AsyncEventType.LLP_CONNECTION_LOST);
                     }
-                    // V-QPS-53: an LLP error during Terminate is a Bad Close; V-QPS-83 (Verbs §6.2.5
-                    // Figure 11): any LLP connection failure in Closing, a reset included, is LLP
-                    // Connection Lost; in RTS, Figure 24 tells a reset from a loss
-                    raise(switch (state) {
-                        case TERMINATE -> AsyncEventType.BAD_CLOSE;
-                        case CLOSING -> AsyncEventType.LLP_CONNECTION_LOST;
-                        default -> reset ? AsyncEventType.LLP_CONNECTION_RESET : AsyncEventType.LLP_CONNECTION_LOST;
-                    });
-                    enterError();
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1253,26 +1239,12 @@ final class SoftQueuePair implements QueuePair {
         public void terminateReceived(TerminateMessage message, AsyncEventType event) {
             try {
                 synchronized (lock) {
-                    if (!active) {
-                        return;
-                    }
-                    if (state == QpState.RTS) {
-                        // V-QPS-38: Terminate state, event, and no Terminate sent back
-                        moveTo(QpState.TERMINATE);
-                        terminateMessage = message;
-                        failWorkInProgress();
-                        raise(event);
-                        transport.close();
-                    } else if (state == QpState.CLOSING) {
-                        // V-QPS-85: LLP reset, Bad Close, Terminate kept for Query QP, Error
-                        terminateMessage = message;
-                        resetTransport();
-                        raise(AsyncEventType.BAD_CLOSE);
-                        enterError();
+                    if (active) {
+                        machine.input(QpStateMachine.Input.TERMINATE_RECEIVED, message, event);
                     }
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1280,14 +1252,12 @@ final class SoftQueuePair implements QueuePair {
         public void segmentWhileClosing() {
             try {
                 synchronized (lock) {
-                    if (active && state == QpState.CLOSING) {
-                        resetTransport(); // V-QPS-84
-                        raise(AsyncEventType.BAD_CLOSE);
-                        enterError();
+                    if (active) {
+                        machine.input(QpStateMachine.Input.SEGMENT_WHILE_CLOSING); // V-QPS-84
                     }
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
 
@@ -1302,19 +1272,18 @@ final class SoftQueuePair implements QueuePair {
         public void remoteError(AsyncEventType event, TerminateMessage message) {
             try {
                 synchronized (lock) {
-                    if (active && state == QpState.RTS) {
-                        raise(event);
-                        enterTerminate(message);
+                    if (active) {
+                        machine.input(QpStateMachine.Input.ASYNC_ERROR, message, event);
                     }
                 }
             } finally {
-                rnic.events.drain();
+                rnic.events().drain();
             }
         }
     }
 
     @Override
     public String toString() {
-        return "QP[" + id + ", " + state + "]";
+        return "QP[" + id + ", " + machine.state() + "]";
     }
 }

@@ -48,7 +48,7 @@ public final class SoftRnic implements Rnic {
     final Object memoryLock = new Object();
     final StagTable stags;
     final MemoryManager memory;
-    final EventDispatcher events = new EventDispatcher(this);
+    final EventDispatcher events = new EventDispatcher(this, this::completionHandler);
     /** Per-PD memory accounting, present only with a memory quota (R-SEC-024). */
     final SoftProtectionDomain.MemoryLedger memoryLedger;
 
@@ -71,12 +71,14 @@ public final class SoftRnic implements Rnic {
     private final List<SoftSharedReceiveQueue> srqs = new ArrayList<>();
     private final CompletionEventHandler[] completionHandlers;
     /** Owns the transports (event loops, sockets); creates them on first use (docs/connection-management.md). */
-    private final SoftConnectionManager connections = new SoftConnectionManager(this);
+    private final SoftConnectionManager connections;
     /**
      * Runs the {@code force()} of RDMA Flushes to persistence off the event loops (threads created on
      * the first such Flush, closed with the RNIC; docs/engine.md "Flush to persistence off the loop").
      */
     final PersistenceExecutor persistence;
+    /** What the Verbs objects and the connection manager get instead of the RNIC itself. */
+    private final RnicResources resources;
     private volatile boolean open = true;
     /** Set by the first close(); later ones wait for {@link #closed}. */
     private final java.util.concurrent.atomic.AtomicBoolean closeStarted = new java.util.concurrent.atomic.AtomicBoolean();
@@ -93,6 +95,9 @@ public final class SoftRnic implements Rnic {
                 config.maxMws());
         this.completionHandlers = new CompletionEventHandler[config.maxCompletionHandlers()];
         this.memoryLedger = config.pdQuota().limitsMemory() ? new SoftProtectionDomain.MemoryLedger() : null;
+        this.resources = new RnicResources(this.config, extensions, events, stags, memory, memoryLock, persistence,
+                new Owner());
+        this.connections = new SoftConnectionManager(resources);
         // close() ends our connections before it frees the arena: plain socket views are safe
         NativeViews.trust(arena.scope());
     }
@@ -300,7 +305,7 @@ public final class SoftRnic implements Rnic {
             if (cqs.size() >= config.maxCqs()) {
                 throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, "CQ limit " + config.maxCqs() + " reached");
             }
-            SoftCompletionQueue cq = new SoftCompletionQueue(this, minEntries, handlerId, config.maxCqEntries());
+            SoftCompletionQueue cq = new SoftCompletionQueue(resources, minEntries, handlerId, config.maxCqEntries());
             cqs.add(cq);
             return cq;
         }
@@ -341,7 +346,7 @@ public final class SoftRnic implements Rnic {
                         + maxWrs + " (V-SRQ-41)");
             }
             pd.checkQuota(pd.srqs + 1L, config.pdQuota().maxSrqs(), "maxSrqs");
-            SoftSharedReceiveQueue srq = new SoftSharedReceiveQueue(this, pd, maxWrs, maxSge, limit,
+            SoftSharedReceiveQueue srq = new SoftSharedReceiveQueue(resources, pd, maxWrs, maxSge, limit,
                     config.srqFairShare());
             pd.srqs++;
             pd.users.incrementAndGet();
@@ -422,7 +427,7 @@ public final class SoftRnic implements Rnic {
                 throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, "QP limit " + config.maxQps() + " reached");
             }
             pd.checkQuota(pd.qps + 1L, config.pdQuota().maxQps(), "maxQps");
-            SoftQueuePair qp = new SoftQueuePair(this, nextQpId.getAndIncrement(), pd, c);
+            SoftQueuePair qp = new SoftQueuePair(resources, nextQpId.getAndIncrement(), pd, c);
             scq.associations.incrementAndGet();
             rcq.associations.incrementAndGet();
             if (srq != null) {
@@ -592,6 +597,39 @@ public final class SoftRnic implements Rnic {
     /** Whether Close RNIC has started (a destroyed CQ then says so). */
     boolean closing() {
         return closeStarted.get();
+    }
+
+    /** The RNIC as its Verbs objects and connection manager see it (not public: Verbs calls only). */
+    private final class Owner implements RnicResources.Owner {
+        @Override
+        public void checkOpen() {
+            SoftRnic.this.checkOpen();
+        }
+
+        @Override
+        public boolean closing() {
+            return SoftRnic.this.closing();
+        }
+
+        @Override
+        public boolean onEventLoop() {
+            return SoftRnic.this.onEventLoop();
+        }
+
+        @Override
+        public void destroyQp(SoftQueuePair qp) {
+            SoftRnic.this.destroyQp(qp);
+        }
+
+        @Override
+        public void destroyCq(SoftCompletionQueue cq) {
+            SoftRnic.this.destroyCq(cq);
+        }
+
+        @Override
+        public void destroySrq(SoftSharedReceiveQueue srq) {
+            SoftRnic.this.destroySrq(srq);
+        }
     }
 
     @Override

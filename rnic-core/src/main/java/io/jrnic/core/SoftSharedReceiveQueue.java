@@ -56,7 +56,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread safety: thread safe (monitor). Lock order: QP lock, then S-RQ lock, then CQ lock.
  */
 final class SoftSharedReceiveQueue implements SharedReceiveQueue {
-    private final SoftRnic rnic;
+    private final RnicResources rnic;
     final SoftProtectionDomain pd;
     private final ReceiveQueue queue;
     final AtomicInteger attachedQps = new AtomicInteger();
@@ -103,7 +103,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         }
     }
 
-    SoftSharedReceiveQueue(SoftRnic rnic, SoftProtectionDomain pd, int maxWrs, int maxSge, int limit,
+    SoftSharedReceiveQueue(RnicResources rnic, SoftProtectionDomain pd, int maxWrs, int maxSge, int limit,
                            SrqFairShare policy) {
         this.rnic = rnic;
         this.pd = pd;
@@ -188,7 +188,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
                 c.exceeded++;
                 if (!c.over) {
                     c.over = true; // one event per excursion above the share
-                    rnic.events.raise(new AsyncEvent(AsyncEventType.SRQ_FAIR_SHARE_EXCEEDED, qp));
+                    rnic.events().raise(new AsyncEvent(AsyncEventType.SRQ_FAIR_SHARE_EXCEEDED, qp));
                 }
                 if (policy.terminate()) {
                     // RFC 5042 §6.4.3.1: no buffer for this stream, the others keep theirs; it is
@@ -219,7 +219,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
             holders.put(w, c);
             if (limitArmed && queue.available() < limit) {
                 limitArmed = false; // V-SRQ-37: one shot until re-armed
-                rnic.events.raise(new AsyncEvent(AsyncEventType.SRQ_LIMIT_REACHED, this));
+                rnic.events().raise(new AsyncEvent(AsyncEventType.SRQ_LIMIT_REACHED, this));
             }
             return w;
         }
@@ -394,9 +394,9 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
         Objects.requireNonNull(newPolicy, "policy");
         synchronized (this) {
             checkUsable();
-            if (newPolicy.window() > rnic.maxSrqWrs()) {
+            if (newPolicy.window() > rnic.config().maxSrqWrs()) {
                 throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "fair-share window " + newPolicy.window()
-                        + " above the RNIC's " + rnic.maxSrqWrs() + " S-RQ WRs");
+                        + " above the RNIC's " + rnic.config().maxSrqWrs() + " S-RQ WRs");
             }
             policy = newPolicy;
             resizeWindow(windowSize(newPolicy, queue.depth()));
@@ -459,8 +459,8 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
                 if (depth < 1 || (maxWrs != UNCHANGED && maxWrs < 0) || (newLimit != UNCHANGED && newLimit < 0)) {
                     throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "maxWrs " + maxWrs + ", limit " + newLimit);
                 }
-                if (depth > rnic.maxSrqWrs()) {
-                    throw new VerbsException(VerbsStatus.MAX_WRS_EXCEED_CAPABILITY, depth + " > " + rnic.maxSrqWrs());
+                if (depth > rnic.config().maxSrqWrs()) {
+                    throw new VerbsException(VerbsStatus.MAX_WRS_EXCEED_CAPABILITY, depth + " > " + rnic.config().maxSrqWrs());
                 }
                 if (lim > depth) {
                     // V-SRQ-40 (armed limit above a shrunken depth) and V-SRQ-41 (limit above depth)
@@ -479,7 +479,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
                 return queue.depth();
             }
         } finally {
-            rnic.events.drain();
+            rnic.events().drain();
         }
     }
 
@@ -492,7 +492,7 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
 
     @Override
     public void close() {
-        rnic.destroySrq(this);
+        rnic.owner().destroySrq(this);
     }
 
     /** Marks destroyed: posted WQEs never complete (V-SRQ-13). */
