@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <pre>
  *  QP (any thread, under its lock)          engine (the link's event loop)
- *  transmit/terminate/close/reset ──inbox──► run(): drain inbox, Terminate?, TX pump (≤ 16 FPDUs)
+ *  transmit/terminate/close/reset ──inbox──► doWork(): inbox, Terminate?, TX pump (≤ 16 FPDUs)
  *                                             ├─► FpduLink.send(header, payload slice) ... flush
  *  Upcalls ◄── sendCompleted (onSent / last   ◄─┤ Listener: onWritable, onSent, onClosed
  *              Read Response placed), receive  ◄─┤ QpRxEngine: PlacementHandler (header first)
@@ -155,7 +155,7 @@ public final class QpEngine implements QpTransport {
     private void startOnLoop() {
         if (resetRequested && !terminateRequested()) {
             // reset before the link ever started, and no Terminate to deliver (a generated one goes
-            // out first: run() sends it, then resets, see resetLink)
+            // out first: doWork() sends it, then resets, see resetLink)
             dead = true;
             link.abort();
             return;
@@ -165,7 +165,7 @@ public final class QpEngine implements QpTransport {
         rx.prime(link.firstInboundSendMsn(), link.firstInboundReadRequestMsn());
         link.start(rx, listener);
         started = true;
-        run();
+        doWork();
     }
 
     /**
@@ -215,7 +215,7 @@ public final class QpEngine implements QpTransport {
         boolean delivering = deliveryContext;
         deliveryContext = false;
         try {
-            run();
+            doWork();
         } finally {
             deliveryContext = delivering;
         }
@@ -294,10 +294,23 @@ public final class QpEngine implements QpTransport {
 
     private void scheduledRun() {
         ranNow = false;
-        run();
+        doWork();
     }
 
-    private void run() {
+    /**
+     * The engine's work, like an Aeron agent's {@code doWork()}: takes the WQEs the QP handed over
+     * (in SQ order), sends a Terminate if one was asked for, sends at most {@link #FPDU_BUDGET}
+     * FPDUs, and serves a close or reset request. The receive side is driven by the link, which
+     * delivers inbound FPDUs to the engine on the same thread.
+     *
+     * <p><b>Single writer.</b> All of a QP's protocol state belongs to one thread at a time: the
+     * caller must be the thread that owns the link, {@link FpduLink#executor()}'s. Today that
+     * event loop is the only caller: it runs this when scheduled by {@link #transmit} and the
+     * other requests, or at once for a WQE posted on the loop itself. The method assumes nothing
+     * else about its caller, so that a polling mode can hand the link, and this call, to the
+     * application's thread.
+     */
+    void doWork() {
         scheduled.set(false);
         if (!started || dead) {
             return;
@@ -563,7 +576,7 @@ public final class QpEngine implements QpTransport {
                         die();
                         upcalls.closeCompleted();
                     } else if (closeRequested) {
-                        schedule(); // the close request is served by run(), which reports the end
+                        schedule(); // the close request is served by doWork(), which reports the end
                     } else if (closure == FpduLink.Closure.REMOTE_CLOSE) {
                         upcalls.remoteClosed(); // Verbs §6.2.2.2: FIN without a Terminate
                     }
