@@ -43,14 +43,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The connection manager of a {@link SoftRnic} (Verbs 1.0 §6.6): MPA setup through the netty
- * transport ({@link IwarpTransport}), then Modify QP Idle to RTS with a {@link QpEngine} over a
- * {@link ChannelLink} and the negotiated IRD/ORD (RFC 6581 §9.1).
+ * transport ({@link IwarpTransport}), then Modify QP Idle to RTS with a {@link QpEngine} over the
+ * established {@link FpduChannel} (the engine's FPDU link) and the negotiated IRD/ORD (RFC 6581 §9.1).
  *
  * <pre>
  *  connect(qp) ─► IwarpTransport.connect ─► MPA Request/Reply (+RTR) ─► onEstablished(FpduChannel)
  *  listen()    ─► IwarpTransport.listen  ─► ConnectionRequest ─► accept(qp) ─► onEstablished
  *                                                                      │ (connection's event loop)
- *            qp.modify(RTS, llpStream = new QpEngine(new ChannelLink(channel)), IRD, ORD)
+ *            qp.modify(RTS, llpStream = new QpEngine(channel), IRD, ORD)
  *                                                                      ▼
  *                                                        stage completes with the Connection
  * </pre>
@@ -407,7 +407,8 @@ final class SoftConnectionManager implements ConnectionManager {
             int ord = depths.ord();
             Connection connection;
             try {
-                QpEngine engine = new QpEngine(new ChannelLink(channel, gracefulReceiveOverflow));
+                channel.gracefulReceiveOverflow(gracefulReceiveOverflow); // read once, by the engine
+                QpEngine engine = new QpEngine(channel);
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
                 SoftConnection c = new SoftConnection(qp, info.role() == ConnectionInfo.Role.INITIATOR

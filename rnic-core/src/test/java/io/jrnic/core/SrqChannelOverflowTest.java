@@ -43,7 +43,7 @@ class SrqChannelOverflowTest extends ChannelEngineFixture {
     private static final int MESSAGES = 40; // per stream: 5 MiB each, more than the socket buffers hold
 
 
-    /** A QP on a {@link ChannelLink} with its own CQ, and what it completed. */
+    /** A QP on an {@link FpduChannel} with its own CQ, and what it completed. */
     private static final class Endpoint {
         final CompletionQueue cq;
         final QueuePair qp;
@@ -55,7 +55,8 @@ class SrqChannelOverflowTest extends ChannelEngineFixture {
             this.channel = channel;
             cq = rnic.createCq(1024);
             qp = pd.createQueuePair(config.cqs(cq, cq));
-            engine = new QpEngine(new ChannelLink(channel, graceful));
+            channel.gracefulReceiveOverflow(graceful);
+            engine = new QpEngine(channel);
             qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(engine));
         }
 

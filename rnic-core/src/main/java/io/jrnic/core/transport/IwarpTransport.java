@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.MpaNegotiator;
 import io.jrnic.mpa.MpaSettings;
 import io.netty.bootstrap.Bootstrap;
@@ -284,7 +285,7 @@ public final class IwarpTransport implements AutoCloseable {
     }
 
     /**
-     * Closes every listener and connection (their listeners see {@link ChannelClosure#TRANSPORT_CLOSED}
+     * Closes every listener and connection (their listeners see {@link FpduLink.Closure#TRANSPORT_CLOSED}
      * or {@link SetupFailure.Kind#CLOSED}), stops the event loops and waits for them to terminate.
      * Idempotent.
      *

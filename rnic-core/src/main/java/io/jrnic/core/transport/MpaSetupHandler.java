@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.ConnectionInfo.Role;
 import io.jrnic.mpa.DeframeFault;
 import io.jrnic.mpa.Fpdu;
@@ -51,7 +52,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Close before Full Operation belongs here: every closure of a connection that never reached
  * Full Operation, including one while the Initiator pauses or the Responder waits for its ULP or
  * the RTR, is reported once as a {@link SetupFailure}. Once the framing handler is installed this
- * handler is gone and it reports the {@link ChannelClosure}.
+ * handler is gone and it reports the {@link FpduLink.Closure}.
  *
  * <p>Reads: always into the staging buffer ({@link PlacementRecvAllocator} asks this handler until
  * the swap). Bytes read past the startup frame (or past the RTR) wait in {@code pending}, the Verbs

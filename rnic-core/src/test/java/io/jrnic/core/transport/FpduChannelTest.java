@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.TransportFixture.Endpoint;
 import io.jrnic.core.transport.TransportFixture.Pair;
 import io.jrnic.core.transport.TransportFixture.PlacingEndpoint;
@@ -235,14 +236,14 @@ class FpduChannelTest {
         Endpoint receiver = new Endpoint(100, 1);
         receiver.start(pair.responder());
         FpduChannel ch = pair.initiator();
-        onLoop(ch, () -> ch.start(new Endpoint(0, 0), new ChannelListener() {
+        onLoop(ch, () -> ch.start(new Endpoint(0, 0), new FpduLink.Listener() {
             @Override
             public void onSent(long token) {
                 sent.complete(token);
             }
 
             @Override
-            public void onClosed(ChannelClosure closure) {
+            public void onClosed(FpduLink.Closure closure) {
             }
         }));
         MemorySegment data = pattern(100, 3);
@@ -283,8 +284,8 @@ class FpduChannelTest {
         MemorySegment data = pattern(300_000, 4);
         sender.send(data, sizes);
         pair.initiator().close();          // queued behind the FPDUs: they all go out first
-        assertThat(await(sender.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
-        assertThat(await(receiver.closed)).isEqualTo(ChannelClosure.REMOTE_CLOSE);
+        assertThat(await(sender.closed)).isEqualTo(FpduLink.Closure.LOCAL_CLOSE);
+        assertThat(await(receiver.closed)).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
         await(receiver.done);
         assertSameBytes(receiver.received, data, 300_000);
         // Exactly once, also after a second close from either side.
@@ -306,8 +307,8 @@ class FpduChannelTest {
         a.start(pair.initiator());
         b.start(pair.responder());
         pair.initiator().abort();
-        assertThat(await(a.closed)).isEqualTo(ChannelClosure.LOCAL_ABORT);
-        assertThat(await(b.closed)).isEqualTo(ChannelClosure.REMOTE_RESET);
+        assertThat(await(a.closed)).isEqualTo(FpduLink.Closure.LOCAL_ABORT);
+        assertThat(await(b.closed)).isEqualTo(FpduLink.Closure.REMOTE_RESET);
         pair.initiator().abort();
         onLoop(pair.responder(), () -> { });
         assertThat(a.closedCalls).isEqualTo(1);
@@ -324,8 +325,8 @@ class FpduChannelTest {
         Endpoint b = new Endpoint(0, 0);
         // The responder reads nothing before start(); then it sees the FIN and answers with its own.
         b.start(pair.responder());
-        assertThat(await(b.closed)).isEqualTo(ChannelClosure.REMOTE_CLOSE);
-        assertThat(await(a.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
+        assertThat(await(b.closed)).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
+        assertThat(await(a.closed)).isEqualTo(FpduLink.Closure.LOCAL_CLOSE);
     }
 
     @Test
@@ -337,7 +338,7 @@ class FpduChannelTest {
         assertThat(pair.responder().isOpen()).isFalse();
         Endpoint b = new Endpoint(0, 0);
         b.start(pair.responder());
-        assertThat(b.closed).isCompletedWithValue(ChannelClosure.LOCAL_ABORT);
+        assertThat(b.closed).isCompletedWithValue(FpduLink.Closure.LOCAL_ABORT);
     }
 
     @Test
@@ -349,8 +350,8 @@ class FpduChannelTest {
         a.start(pair.initiator());
         b.start(pair.responder());
         transport.close();
-        assertThat(await(a.closed)).isEqualTo(ChannelClosure.TRANSPORT_CLOSED);
-        assertThat(await(b.closed)).isEqualTo(ChannelClosure.TRANSPORT_CLOSED);
+        assertThat(await(a.closed)).isEqualTo(FpduLink.Closure.TRANSPORT_CLOSED);
+        assertThat(await(b.closed)).isEqualTo(FpduLink.Closure.TRANSPORT_CLOSED);
         assertThat(transport.isClosed()).isTrue();
         assertThatThrownBy(() -> transport.listen(LOOPBACK, MpaSettings.defaults(), r -> { }))
                 .isInstanceOf(IllegalStateException.class);

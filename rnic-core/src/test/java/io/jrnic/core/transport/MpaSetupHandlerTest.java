@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.CrcPolicy;
 import io.jrnic.mpa.DeframeFault;
 import io.jrnic.mpa.FpduHandler;
@@ -85,10 +86,10 @@ class MpaSetupHandlerTest {
     }
 
     /** Collects ULPDUs as byte arrays. */
-    static class Ulpdus implements FpduHandler, ChannelListener {
+    static class Ulpdus implements FpduHandler, FpduLink.Listener {
         final List<byte[]> ulpdus = new ArrayList<>();
         DeframeFault fault;
-        ChannelClosure closure;
+        FpduLink.Closure closure;
 
         @Override
         public void onUlpdu(MemorySegment segment, long offset, int length) {
@@ -101,7 +102,7 @@ class MpaSetupHandlerTest {
         }
 
         @Override
-        public void onClosed(ChannelClosure c) {
+        public void onClosed(FpduLink.Closure c) {
             closure = c;
         }
     }
