@@ -15,7 +15,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import io.jrnic.core.transport.ConnectionRequestHandler;
+import io.jrnic.core.transport.MpaRequestHandler;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
 import io.jrnic.core.transport.MpaListener;
@@ -79,7 +79,7 @@ class RxChannelOverflowTest extends ChannelEngineFixture {
         transport = new IwarpTransport(TransportConfig.builder().eventLoopThreads(2)
                 .setupTimeout(Duration.ofSeconds(10)).build());
         Established passive = new Established();
-        ConnectionRequestHandler accept = req -> req.accept(new byte[0], passive);
+        MpaRequestHandler accept = req -> req.accept(new byte[0], passive);
         FpduChannel active;
         try (MpaListener listener = transport.listen(new InetSocketAddress("127.0.0.1", 0),
                 MpaSettings.builder().build(), accept)) {

@@ -15,7 +15,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import io.jrnic.core.transport.ConnectionRequestHandler;
+import io.jrnic.core.transport.MpaRequestHandler;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
 import io.jrnic.core.transport.MpaListener;
@@ -75,7 +75,7 @@ class SrqChannelOverflowTest extends ChannelEngineFixture {
                 .setupTimeout(Duration.ofSeconds(10)).build());
         List<Established> passive = List.of(new Established(), new Established());
         int[] accepted = {0};
-        ConnectionRequestHandler accept = req -> req.accept(new byte[0], passive.get(accepted[0]++));
+        MpaRequestHandler accept = req -> req.accept(new byte[0], passive.get(accepted[0]++));
         List<FpduChannel> active = new ArrayList<>();
         try (MpaListener listener = transport.listen(new InetSocketAddress("127.0.0.1", 0),
                 MpaSettings.builder().build(), accept)) {

@@ -97,7 +97,7 @@ public final class IwarpTransport implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is null
      * @throws IllegalStateException    if the transport is closed or this runs on its event loop
      */
-    public MpaListener listen(SocketAddress address, MpaSettings settings, ConnectionRequestHandler handler)
+    public MpaListener listen(SocketAddress address, MpaSettings settings, MpaRequestHandler handler)
             throws IOException {
         if (address == null || settings == null || handler == null) {
             throw new IllegalArgumentException("address, settings and handler must not be null");
@@ -220,7 +220,7 @@ public final class IwarpTransport implements AutoCloseable {
      * RDMA stream as the MPA Responder (Verbs §6.6.1.2, V-CM-2): the transport takes the socket
      * over and waits on it for the peer's MPA Request, which goes to the handler exactly as for a
      * {@link #listen listener} (accept or reject it there). Setup failures go to
-     * {@link ConnectionRequestHandler#onSetupFailed}.
+     * {@link MpaRequestHandler#onSetupFailed}.
      *
      * @param socket      a connected socket, blocking or not: the transport owns and closes it from
      *                    now on (it is made non-blocking)
@@ -232,7 +232,7 @@ public final class IwarpTransport implements AutoCloseable {
      * @throws IllegalStateException    if the transport is closed
      */
     public void adoptResponder(java.nio.channels.SocketChannel socket, MpaSettings settings, byte[] alreadyRead,
-                               ConnectionRequestHandler handler) {
+                               MpaRequestHandler handler) {
         if (socket == null || settings == null || handler == null) {
             throw new IllegalArgumentException("socket, settings and handler must not be null");
         }

@@ -59,7 +59,7 @@ import java.util.concurrent.TimeUnit;
  * "stream message buffer" (V-VERB-ModifyQP-4), and are handed to the framing handler, which feeds
  * them to its deframer first.
  *
- * <p>Thread safety: confined to the channel's event loop; {@link ConnectionRequest} hops onto it.
+ * <p>Thread safety: confined to the channel's event loop; {@link MpaRequest} hops onto it.
  */
 final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRecvAllocator.ReadSource {
 
@@ -91,7 +91,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
     /** Adopted socket, Responder: bytes the ULP already read past its streaming data. */
     private byte[] alreadyRead = new byte[0];
     // Responder
-    private final ConnectionRequestHandler requestHandler;
+    private final MpaRequestHandler requestHandler;
     private ConnectCallback acceptCallback;
     private Negotiation decision;
 
@@ -129,7 +129,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
     private enum RtrOutcome { VALID, INVALID, TERMINATED }
 
     private MpaSetupHandler(IwarpTransport transport, MpaNegotiator negotiator, Role role, ConnectCallback connectCallback,
-                            byte[] requestPrivateData, ConnectionRequestHandler requestHandler) {
+                            byte[] requestPrivateData, MpaRequestHandler requestHandler) {
         this.cx = new ConnectionContext(transport, role);
         this.config = cx.config;
         this.negotiator = negotiator;
@@ -152,7 +152,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
     }
 
     static MpaSetupHandler responder(IwarpTransport transport, MpaNegotiator negotiator,
-                                     ConnectionRequestHandler handler) {
+                                     MpaRequestHandler handler) {
         return new MpaSetupHandler(transport, negotiator, Role.RESPONDER, null, null, handler);
     }
 
@@ -448,7 +448,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
                 decision = d;
                 state = State.AWAIT_ULP;
                 ch.config().setAutoRead(false);
-                ConnectionRequest request = new ConnectionRequest(this, parser.frame().revision(), d.parameters(),
+                MpaRequest request = new MpaRequest(this, parser.frame().revision(), d.parameters(),
                         peerPrivateData, ch.remoteAddress(), negotiator.settings().maxUlpPrivateData());
                 try {
                     requestHandler.onRequest(request);
@@ -470,7 +470,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
                         : ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
-    /** {@link ConnectionRequest#accept}, on the event loop. */
+    /** {@link MpaRequest#accept}, on the event loop. */
     void accept(byte[] data, ConnectCallback callback) {
         if (state != State.AWAIT_ULP) {
             safeFailed(callback, SetupFailure.of(SetupFailure.Kind.CLOSED, null));
@@ -502,7 +502,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
         }
     }
 
-    /** {@link ConnectionRequest#reject}, on the event loop. */
+    /** {@link MpaRequest#reject}, on the event loop. */
     void reject(byte[] data) {
         if (state != State.AWAIT_ULP) {
             return;

@@ -70,12 +70,12 @@ class MpaSetupHandlerTest {
     }
 
     /** A request handler that keeps the request for the test to answer. */
-    private static final class Requests implements ConnectionRequestHandler {
-        ConnectionRequest request;
+    private static final class Requests implements MpaRequestHandler {
+        MpaRequest request;
         SetupFailure failure;
 
         @Override
-        public void onRequest(ConnectionRequest r) {
+        public void onRequest(MpaRequest r) {
             request = r;
         }
 

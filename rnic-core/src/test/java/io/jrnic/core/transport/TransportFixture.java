@@ -90,13 +90,13 @@ final class TransportFixture {
     }
 
     /** A request handler that answers with a configurable action. */
-    static final class Responder implements ConnectionRequestHandler {
-        final CompletableFuture<ConnectionRequest> request = new CompletableFuture<>();
+    static final class Responder implements MpaRequestHandler {
+        final CompletableFuture<MpaRequest> request = new CompletableFuture<>();
         final CompletableFuture<SetupFailure> setupFailed = new CompletableFuture<>();
         final Setup accepted = new Setup();
-        volatile Consumer<ConnectionRequest> action;
+        volatile Consumer<MpaRequest> action;
 
-        Responder(Consumer<ConnectionRequest> action) {
+        Responder(Consumer<MpaRequest> action) {
             this.action = action;
         }
 
@@ -107,7 +107,7 @@ final class TransportFixture {
         }
 
         @Override
-        public void onRequest(ConnectionRequest req) {
+        public void onRequest(MpaRequest req) {
             request.complete(req);
             if (action != null) {
                 action.accept(req);
@@ -121,7 +121,7 @@ final class TransportFixture {
     }
 
     /** An established pair. */
-    record Pair(FpduChannel initiator, FpduChannel responder, ConnectionRequest request) {
+    record Pair(FpduChannel initiator, FpduChannel responder, MpaRequest request) {
     }
 
     static Pair connect(IwarpTransport transport, MpaSettings initiator, MpaSettings responder) throws Exception {
