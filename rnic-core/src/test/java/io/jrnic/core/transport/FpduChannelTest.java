@@ -7,11 +7,13 @@ import io.jrnic.core.transport.TransportFixture.PlacingEndpoint;
 import io.jrnic.mpa.CrcPolicy;
 import io.jrnic.mpa.Fpdu;
 import io.jrnic.mpa.MpaSettings;
+import io.jrnic.mpa.RtrForm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
@@ -270,6 +272,51 @@ class FpduChannelTest {
         assertThatThrownBy(() -> ch.send(big, 0, 0, big, 0, 1)).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("off its event loop");
         assertThatThrownBy(ch::flush).isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * The channel is the engine's {@link FpduLink} with no adapter: the first MSNs it reports are
+     * those the RTR left (RFC 6581 §9.3), which the engine primes its MSN counters from.
+     */
+    @ParameterizedTest
+    @EnumSource(RtrForm.class)
+    void asTheEnginesLinkReportsTheMsnsTheRtrConsumed(RtrForm form) throws Exception {
+        Pair pair = TransportFixture.connect(transport, MpaSettings.builder().rtrForms(form).build(),
+                MpaSettings.builder().build());
+        FpduLink i = pair.initiator();
+        FpduLink r = pair.responder();
+        int send = form == RtrForm.SEND ? 2 : 1;
+        int read = form == RtrForm.READ ? 2 : 1;
+        assertThat(new int[] {i.firstOutboundSendMsn(), i.firstOutboundReadRequestMsn(), i.firstInboundSendMsn(),
+                i.firstInboundReadRequestMsn()}).containsExactly(send, read, 1, 1);
+        assertThat(new int[] {r.firstOutboundSendMsn(), r.firstOutboundReadRequestMsn(), r.firstInboundSendMsn(),
+                r.firstInboundReadRequestMsn()}).containsExactly(1, 1, send, read);
+        assertThat(i.mulpdu()).isEqualTo(pair.initiator().info().mulpdu());
+        assertThat(i.executor()).isSameAs(pair.initiator().executor());
+    }
+
+    /**
+     * Graceful receive overflow is the channel's setting (V-WRP-65): off by default, so a Send
+     * without a receive WQE terminates the stream (RFC 5040 §5.3), and set per channel. Pausing and
+     * resuming reception belong to the event loop like the rest of the data path.
+     */
+    @Test
+    void gracefulReceiveOverflowIsOffUntilSetAndPausingIsEventLoopOnly_V_WRP_65() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        FpduChannel a = pair.initiator();
+        FpduChannel b = pair.responder();
+        assertThat(a.gracefulReceiveOverflow()).isFalse();
+        assertThat(b.gracefulReceiveOverflow()).isFalse();
+        b.gracefulReceiveOverflow(true);
+        assertThat(b.gracefulReceiveOverflow()).isTrue();
+        assertThat(a.gracefulReceiveOverflow()).isFalse();
+        b.gracefulReceiveOverflow(false);
+        assertThat(b.gracefulReceiveOverflow()).isFalse();
+        assertThatThrownBy(a::pauseReceive).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("off its event loop");
+        assertThatThrownBy(a::resumeReceive).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("off its event loop");
     }
 
     @Test
