@@ -130,7 +130,7 @@ j("R-HDR-003", "done", "{auto}; EndToEndTest#sendIsPlacedIntoThePostedReceive (b
 j("R-HDR-004", "done", "{auto}; EndToEndTest#sendWithInvalidateInvalidatesTheNamedStagAtTheReceiver")
 j("R-HDR-005", "done", "{auto}; EngineErrorTest#writeWithUnknownStagIsTerminated (DDP error and header reach the Terminate)")
 j("R-HDR-006", "design", "QpRxEngine places segment by segment and never rolls back (EngineErrorTest#sendWithInvalidateOfUnknownStagFailsTheReceive shows placed bytes stay)")
-j("R-HDR-007", "design", "FpduLink runs over TCP (ChannelLink/FpduChannel); QpEngine has no retransmission")
+j("R-HDR-007", "design", "FpduLink runs over TCP (FpduChannel implements it); QpEngine has no retransmission")
 j("R-HDR-008", "design", "SoftQueuePair completes an SQ WR longer than 2^32-1 in error (TOTAL_LENGTH_TOO_BIG, V-WR-41); DdpSegmenterTest#rejectsMessagesOf2To32OctetsOrMore, DdpSegmenterTest#handlesTheLargestMessageWithMoAbove2To31 (codec); engine tested up to 8 MiB (EndToEndTest#largeFpdusArePlacedDirectlyIntoRegisteredMemory)")
 j("R-HDR-009", "done", "{auto}")
 j("R-HDR-010", "n/a", "SCTP multi-stream LLP not offered: one RDMAP stream per TCP connection")

@@ -17,6 +17,9 @@ module io.jrnic.core {
     requires org.slf4j;
 
     exports io.jrnic.core;
+    // The FPDU link seam: QpEngine's public constructor takes an FpduLink, which was exported with
+    // io.jrnic.core before it moved to its own package (issue 10).
+    exports io.jrnic.core.link;
 
     provides io.jrnic.api.spi.RnicProvider with io.jrnic.core.SoftRnicProvider;
 }

@@ -4,6 +4,7 @@ import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.RnicExtension;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.rdmap.IwarpErrors;
 import io.jrnic.rdmap.RdmapFeatures;
 import io.jrnic.wire.IwarpError;

@@ -7,6 +7,7 @@ import io.jrnic.api.StagState;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.api.internal.CounterLayout;
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.ddp.DdpError;
 import io.jrnic.ddp.DdpHeaderFlyweight;
 import io.jrnic.ddp.DdpReceiver;

@@ -4,6 +4,7 @@ import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionException;
 import io.jrnic.api.ConnectionManager;
 import io.jrnic.api.ConnectionParameters;
+import io.jrnic.api.ConnectionRequest;
 import io.jrnic.api.ConnectionRequestHandler;
 import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.CrcMode;
@@ -18,8 +19,10 @@ import io.jrnic.core.transport.ConnectCallback;
 import io.jrnic.core.transport.ConnectionInfo;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
-import io.jrnic.core.transport.PacketCapture;
 import io.jrnic.core.transport.MpaListener;
+import io.jrnic.core.transport.MpaRequest;
+import io.jrnic.core.transport.MpaRequestHandler;
+import io.jrnic.core.transport.PacketCapture;
 import io.jrnic.core.transport.SetupFailure;
 import io.jrnic.core.transport.TransportConfig;
 import io.jrnic.mpa.CrcPolicy;
@@ -43,14 +46,14 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The connection manager of a {@link SoftRnic} (Verbs 1.0 §6.6): MPA setup through the netty
- * transport ({@link IwarpTransport}), then Modify QP Idle to RTS with a {@link QpEngine} over a
- * {@link ChannelLink} and the negotiated IRD/ORD (RFC 6581 §9.1).
+ * transport ({@link IwarpTransport}), then Modify QP Idle to RTS with a {@link QpEngine} over the
+ * established {@link FpduChannel} (the engine's FPDU link) and the negotiated IRD/ORD (RFC 6581 §9.1).
  *
  * <pre>
  *  connect(qp) ─► IwarpTransport.connect ─► MPA Request/Reply (+RTR) ─► onEstablished(FpduChannel)
- *  listen()    ─► IwarpTransport.listen  ─► ConnectionRequest ─► accept(qp) ─► onEstablished
+ *  listen()    ─► IwarpTransport.listen  ─► MpaRequest ─► ConnectionRequest.accept(qp) ─► onEstablished
  *                                                                      │ (connection's event loop)
- *            qp.modify(RTS, llpStream = new QpEngine(new ChannelLink(channel)), IRD, ORD)
+ *            qp.modify(RTS, llpStream = new QpEngine(channel), IRD, ORD)
  *                                                                      ▼
  *                                                        stage completes with the Connection
  * </pre>
@@ -138,19 +141,18 @@ final class SoftConnectionManager implements ConnectionManager {
     }
 
     @Override
-    public CompletionStage<io.jrnic.api.ConnectionRequest> awaitRequest(SocketChannel connected,
-                                                                        ConnectionSettings settings,
-                                                                        byte[] alreadyRead) {
+    public CompletionStage<ConnectionRequest> awaitRequest(SocketChannel connected, ConnectionSettings settings,
+                                                         byte[] alreadyRead) {
         if (connected == null || settings == null) {
             throw new IllegalArgumentException("socket and settings must not be null");
         }
-        CompletableFuture<io.jrnic.api.ConnectionRequest> result = new CompletableFuture<>();
+        CompletableFuture<ConnectionRequest> result = new CompletableFuture<>();
         // as listen(): the Reply is decided when the Request arrives, before a queue pair is named
         MpaSettings mpa = mpaSettings(settings, irdCap(), wireDepth(rnic.config().maxOrd()), irdCap());
         transport(settings).adoptResponder(connected, mpa, alreadyRead,
-                new io.jrnic.core.transport.ConnectionRequestHandler() {
+                new MpaRequestHandler() {
                     @Override
-                    public void onRequest(io.jrnic.core.transport.ConnectionRequest request) {
+                    public void onRequest(MpaRequest request) {
                         result.complete(new Request(request, settings.gracefulReceiveOverflow(), settings.closeTimeout()));
                     }
 
@@ -407,7 +409,8 @@ final class SoftConnectionManager implements ConnectionManager {
             int ord = depths.ord();
             Connection connection;
             try {
-                QpEngine engine = new QpEngine(new ChannelLink(channel, gracefulReceiveOverflow));
+                channel.gracefulReceiveOverflow(gracefulReceiveOverflow); // read once, by the engine
+                QpEngine engine = new QpEngine(channel);
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
                 SoftConnection c = new SoftConnection(qp, info.role() == ConnectionInfo.Role.INITIATOR
@@ -445,8 +448,8 @@ final class SoftConnectionManager implements ConnectionManager {
         }
     }
 
-    /** Offers the transport's requests to the ULP as {@link io.jrnic.api.ConnectionRequest}s. */
-    private final class RequestBridge implements io.jrnic.core.transport.ConnectionRequestHandler {
+    /** Offers the transport's MPA Requests to the ULP as {@link ConnectionRequest}s. */
+    private final class RequestBridge implements MpaRequestHandler {
         private final ConnectionRequestHandler handler;
         private final boolean gracefulReceiveOverflow;
         private final java.time.Duration closeTimeout;
@@ -458,7 +461,7 @@ final class SoftConnectionManager implements ConnectionManager {
         }
 
         @Override
-        public void onRequest(io.jrnic.core.transport.ConnectionRequest request) {
+        public void onRequest(MpaRequest request) {
             handler.onRequest(new Request(request, gracefulReceiveOverflow, closeTimeout));
         }
 
@@ -471,12 +474,12 @@ final class SoftConnectionManager implements ConnectionManager {
     }
 
     /** A pending MPA Request as the API sees it. */
-    private final class Request implements io.jrnic.api.ConnectionRequest {
-        private final io.jrnic.core.transport.ConnectionRequest request;
+    private final class Request implements ConnectionRequest {
+        private final MpaRequest request;
         private final boolean gracefulReceiveOverflow;
         private final java.time.Duration closeTimeout;
 
-        Request(io.jrnic.core.transport.ConnectionRequest request, boolean gracefulReceiveOverflow,
+        Request(MpaRequest request, boolean gracefulReceiveOverflow,
                 java.time.Duration closeTimeout) {
             this.request = request;
             this.gracefulReceiveOverflow = gracefulReceiveOverflow;

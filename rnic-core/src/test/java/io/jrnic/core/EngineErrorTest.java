@@ -15,6 +15,7 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

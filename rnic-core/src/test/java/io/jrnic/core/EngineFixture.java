@@ -12,6 +12,7 @@ import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.QueuePairModification;
 import io.jrnic.api.RnicConfig;
 import io.jrnic.api.WorkCompletion;
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.FpduHandler;
 import io.jrnic.mpa.DeframeFault;
 import org.junit.jupiter.api.AfterEach;

@@ -1,5 +1,6 @@
 package io.jrnic.core;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.FpduHandler;
 
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,6 @@
 package io.jrnic.core;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.FpduDeframer;
 import io.jrnic.mpa.FpduHandler;
 import io.jrnic.mpa.FpduWriter;

@@ -15,7 +15,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import io.jrnic.core.transport.ConnectionRequestHandler;
+import io.jrnic.core.transport.MpaRequestHandler;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
 import io.jrnic.core.transport.MpaListener;
@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Graceful receive overflow over real TCP (V-WRP-66): the engine pauses the netty channel
- * ({@link ChannelLink#pauseReceive()}: autoRead off), so the socket is not read any more, TCP flow
+ * ({@link FpduChannel#pauseReceive()}: autoRead off), so the socket is not read any more, TCP flow
  * control stops the sender (whose Sends stay uncompleted because the LLP does not take their
  * bytes), and posting receives lets every message through byte for byte.
  */
@@ -43,7 +43,7 @@ class RxChannelOverflowTest extends ChannelEngineFixture {
     private static final int MESSAGES = 96; // 12 MiB: more than the socket buffers hold
 
 
-    /** One RNIC with a QP on a {@link ChannelLink}. */
+    /** One RNIC with a QP on an {@link FpduChannel}. */
     private final class Node {
         final SoftRnic rnic;
         final ProtectionDomain pd;
@@ -60,7 +60,8 @@ class RxChannelOverflowTest extends ChannelEngineFixture {
             pd = rnic.allocatePd();
             cq = rnic.createCq(1024);
             qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(MESSAGES, MESSAGES).sges(2, 2, 2, 0));
-            engine = new QpEngine(new ChannelLink(channel, graceful));
+            channel.gracefulReceiveOverflow(graceful);
+            engine = new QpEngine(channel);
             qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(engine));
         }
 
@@ -78,7 +79,7 @@ class RxChannelOverflowTest extends ChannelEngineFixture {
         transport = new IwarpTransport(TransportConfig.builder().eventLoopThreads(2)
                 .setupTimeout(Duration.ofSeconds(10)).build());
         Established passive = new Established();
-        ConnectionRequestHandler accept = req -> req.accept(new byte[0], passive);
+        MpaRequestHandler accept = req -> req.accept(new byte[0], passive);
         FpduChannel active;
         try (MpaListener listener = transport.listen(new InetSocketAddress("127.0.0.1", 0),
                 MpaSettings.builder().build(), accept)) {

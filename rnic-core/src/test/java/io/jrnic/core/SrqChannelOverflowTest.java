@@ -15,7 +15,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import io.jrnic.core.transport.ConnectionRequestHandler;
+import io.jrnic.core.transport.MpaRequestHandler;
 import io.jrnic.core.transport.FpduChannel;
 import io.jrnic.core.transport.IwarpTransport;
 import io.jrnic.core.transport.MpaListener;
@@ -43,7 +43,7 @@ class SrqChannelOverflowTest extends ChannelEngineFixture {
     private static final int MESSAGES = 40; // per stream: 5 MiB each, more than the socket buffers hold
 
 
-    /** A QP on a {@link ChannelLink} with its own CQ, and what it completed. */
+    /** A QP on an {@link FpduChannel} with its own CQ, and what it completed. */
     private static final class Endpoint {
         final CompletionQueue cq;
         final QueuePair qp;
@@ -55,7 +55,8 @@ class SrqChannelOverflowTest extends ChannelEngineFixture {
             this.channel = channel;
             cq = rnic.createCq(1024);
             qp = pd.createQueuePair(config.cqs(cq, cq));
-            engine = new QpEngine(new ChannelLink(channel, graceful));
+            channel.gracefulReceiveOverflow(graceful);
+            engine = new QpEngine(channel);
             qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(engine));
         }
 
@@ -74,7 +75,7 @@ class SrqChannelOverflowTest extends ChannelEngineFixture {
                 .setupTimeout(Duration.ofSeconds(10)).build());
         List<Established> passive = List.of(new Established(), new Established());
         int[] accepted = {0};
-        ConnectionRequestHandler accept = req -> req.accept(new byte[0], passive.get(accepted[0]++));
+        MpaRequestHandler accept = req -> req.accept(new byte[0], passive.get(accepted[0]++));
         List<FpduChannel> active = new ArrayList<>();
         try (MpaListener listener = transport.listen(new InetSocketAddress("127.0.0.1", 0),
                 MpaSettings.builder().build(), accept)) {

@@ -10,6 +10,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.FpduHandler;
 import io.jrnic.mpa.PlacementHandler;
 import io.netty.channel.Channel;
@@ -9,8 +10,11 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
- * An established iWARP connection in MPA Full Operation: what the QP engine drives (RFC 5044 §4,
- * Verbs §6.2.1.2).
+ * An established iWARP connection in MPA Full Operation: the {@link FpduLink} the QP engine drives
+ * (RFC 5044 §4, Verbs §6.2.1.2). The channel implements the link seam itself, with no adapter in
+ * between: the first MSNs come from the setup hand-off, which knows what the RTR consumed (RFC 6581
+ * §9.3, {@link ConnectionInfo}), and the engine's handler reaches the framing handler unchanged, so
+ * a {@link PlacementHandler} keeps direct placement into registered memory.
  *
  * <p><b>TX.</b> {@link #send} frames one ULPDU (a small header plus a slice of registered memory)
  * into one FPDU with pad, CRC and markers, and queues it as one gathering write: the payload is
@@ -18,7 +22,7 @@ import java.util.concurrent.RejectedExecutionException;
  * §5.1 asks a sender to hand TCP whole FPDUs; siw fails CRCs otherwise). {@link #flush} hands the
  * queued FPDUs to TCP; batching several {@code send}s per {@code flush} saves system calls. When the
  * queued bytes pass the high water mark, {@code send} returns {@code false} and the TX engine should
- * pause until {@link ChannelListener#onWritable()}.
+ * pause until {@link FpduLink.Listener#onWritable()}.
  *
  * <p><b>RX.</b> Nothing is read until {@link #start}; then every verified ULPDU goes to the handler
  * (RFC 5044 §4.3). If the handler is a {@link PlacementHandler}, payload that does not arrive whole
@@ -33,10 +37,12 @@ import java.util.concurrent.RejectedExecutionException;
  * elsewhere); all callbacks run on it. {@link #close()} and {@link #abort()} may be called from any
  * thread. The statistics are plain fields: read them on the event loop for exact values.
  */
-public final class FpduChannel {
+public final class FpduChannel implements FpduLink {
 
     private final FpduFramingHandler connection;
     private final Channel ch;
+    /** See {@link #gracefulReceiveOverflow(boolean)}; read by the engine when it is built. */
+    private volatile boolean gracefulReceiveOverflow;
 
     FpduChannel(FpduFramingHandler connection) {
         this.connection = connection;
@@ -49,13 +55,57 @@ public final class FpduChannel {
     }
 
     /** The largest ULPDU {@link #send} accepts (RFC 5044 §4.5: from the EMSS and our markers). */
+    @Override
     public int mulpdu() {
         return connection.info().mulpdu();
     }
 
     /** The event loop that owns this channel: run QP work for this connection here. */
+    @Override
     public Executor executor() {
         return ch.eventLoop();
+    }
+
+    /** {@link ConnectionInfo#nextOutboundSendMsn()}: 2 after we sent a Send RTR (RFC 6581 §9.3). */
+    @Override
+    public int firstOutboundSendMsn() {
+        return connection.info().nextOutboundSendMsn();
+    }
+
+    /** {@link ConnectionInfo#nextOutboundReadRequestMsn()}: 2 after we sent a Read RTR (RFC 6581 §9.3). */
+    @Override
+    public int firstOutboundReadRequestMsn() {
+        return connection.info().nextOutboundReadRequestMsn();
+    }
+
+    /** {@link ConnectionInfo#nextInboundSendMsn()}: 2 after the peer's Send RTR (RFC 6581 §9.3). */
+    @Override
+    public int firstInboundSendMsn() {
+        return connection.info().nextInboundSendMsn();
+    }
+
+    /** {@link ConnectionInfo#nextInboundReadRequestMsn()}: 2 after the peer's Read RTR (RFC 6581 §9.3). */
+    @Override
+    public int firstInboundReadRequestMsn() {
+        return connection.info().nextInboundReadRequestMsn();
+    }
+
+    /**
+     * Chooses what a Send that finds no receive WQE does on this connection (Verbs §13.2,
+     * V-WRP-65): pause reading ({@link #pauseReceive()}) until one is posted, or terminate the
+     * stream with 1/2/0x02 (RFC 5040 §5.3), the default. It is a setting of the connection (the
+     * Verbs consumer's {@code ConnectionSettings}), not negotiated on the wire; set it before the
+     * engine is built on the channel, which reads it once. Any thread.
+     *
+     * @param graceful true to pause, false to terminate
+     */
+    public void gracefulReceiveOverflow(boolean graceful) {
+        this.gracefulReceiveOverflow = graceful;
+    }
+
+    @Override
+    public boolean gracefulReceiveOverflow() {
+        return gracefulReceiveOverflow;
     }
 
     /** Whether the caller runs on {@link #executor()}. */
@@ -74,7 +124,8 @@ public final class FpduChannel {
      * @throws IllegalArgumentException if an argument is null
      * @throws IllegalStateException    off the event loop, or if already started
      */
-    public void start(FpduHandler handler, ChannelListener listener) {
+    @Override
+    public void start(FpduHandler handler, Listener listener) {
         if (handler == null || listener == null) {
             throw new IllegalArgumentException("handler and listener must not be null");
         }
@@ -90,17 +141,18 @@ public final class FpduChannel {
      * @param headerLength  header length
      * @param payload       registered memory (native, or heap backed by a {@code byte[]}); may be
      *                      {@code null} when payloadLength is 0; must stay valid until the FPDU has
-     *                      been written (see {@link ChannelListener#onSent})
+     *                      been written (see {@link FpduLink.Listener#onSent})
      * @param payloadOffset offset of the payload slice
      * @param payloadLength payload length
      * @return whether the channel is still writable; {@code false} also when it is closed or closing
-     *         (nothing is queued then; {@link ChannelListener#onClosed} reports why)
+     *         (nothing is queued then; {@link FpduLink.Listener#onClosed} reports why)
      * @throws IllegalArgumentException if header plus payload exceed {@link #mulpdu()}
      * @throws IllegalStateException    off the event loop, or when the payload memory is no longer
      *                                  accessible (a closed arena): the FPDU may then be partly
      *                                  framed, so the connection is reset (RST, Verbs §6.4 #1) before
      *                                  the exception is rethrown
      */
+    @Override
     public boolean send(MemorySegment header, long headerOffset, int headerLength,
                         MemorySegment payload, long payloadOffset, int payloadLength) {
         checkEventLoop();
@@ -109,12 +161,13 @@ public final class FpduChannel {
 
     /**
      * Like {@link #send(MemorySegment, long, int, MemorySegment, long, int)}, and reports
-     * {@link ChannelListener#onSent(long)} with the token once TCP has taken the whole FPDU (no
+     * {@link FpduLink.Listener#onSent(long)} with the token once TCP has taken the whole FPDU (no
      * extra allocation; an FPDU dropped by an abort or a failure reports nothing).
      *
      * @param token a non-negative value identifying the FPDU to the caller
      * @throws IllegalArgumentException if token is negative or the ULPDU exceeds {@link #mulpdu()}
      */
+    @Override
     public boolean send(MemorySegment header, long headerOffset, int headerLength,
                         MemorySegment payload, long payloadOffset, int payloadLength, long token) {
         if (token < 0) {
@@ -130,21 +183,33 @@ public final class FpduChannel {
      *
      * @throws IllegalStateException off the event loop
      */
+    @Override
     public void flush() {
         checkEventLoop();
         connection.flush();
     }
 
     /**
-     * Stops or restarts reading from the socket (graceful receive overflow, Verbs §13.2,
-     * V-WRP-66): while paused TCP flow control holds the peer back and no byte is lost.
+     * Stops reading from the socket (graceful receive overflow, Verbs §13.2, V-WRP-66): netty's
+     * autoRead goes off, and while paused TCP flow control holds the peer back and no byte is lost.
      *
-     * @param paused true to stop reading, false to read on where it stopped
      * @throws IllegalStateException off the event loop
      */
-    public void receivePaused(boolean paused) {
+    @Override
+    public void pauseReceive() {
         checkEventLoop();
-        connection.receivePaused(paused);
+        connection.receivePaused(true);
+    }
+
+    /**
+     * Undoes {@link #pauseReceive()}: reading goes on where it stopped.
+     *
+     * @throws IllegalStateException off the event loop
+     */
+    @Override
+    public void resumeReceive() {
+        checkEventLoop();
+        connection.receivePaused(false);
     }
 
     /** Whether queued bytes are below the high water mark (see {@link TransportConfig}). */
@@ -166,14 +231,16 @@ public final class FpduChannel {
     }
 
     /**
-     * Graceful close: FPDUs queued so far are written, then FIN ({@link ChannelClosure#LOCAL_CLOSE}).
+     * Graceful close: FPDUs queued so far are written, then FIN ({@link FpduLink.Closure#LOCAL_CLOSE}).
      * Any thread; idempotent.
      */
+    @Override
     public void close() {
         onLoop(connection::close);
     }
 
-    /** Abortive close: RST through SO_LINGER 0, queued FPDUs dropped ({@link ChannelClosure#LOCAL_ABORT}). Any thread. */
+    /** Abortive close: RST through SO_LINGER 0, queued FPDUs dropped ({@link FpduLink.Closure#LOCAL_ABORT}). Any thread. */
+    @Override
     public void abort() {
         onLoop(connection::abort);
     }
@@ -195,6 +262,7 @@ public final class FpduChannel {
      * Bytes the socket read straight into placement targets (no copy by the transport). The other
      * {@code bytesReceived() - bytesPlacedDirect()} bytes went through the staging buffer.
      */
+    @Override
     public long bytesPlacedDirect() {
         return connection.bytesPlacedDirect;
     }

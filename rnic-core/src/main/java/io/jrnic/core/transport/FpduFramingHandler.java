@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.DeframeFault;
 import io.jrnic.mpa.Fpdu;
 import io.jrnic.mpa.FpduDeframer;
@@ -95,7 +96,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     // Receive
     private FpduHandler rx;
     private PlacementHandler rxPlacement;
-    private ChannelListener listener;
+    private FpduLink.Listener listener;
     /** ULPDU_Length of the last FPDU received: large ones predict large ones (direct placement policy). */
     private int lastUlpduLength;
     /** The buffer of the current direct read ({@link #rxWindow}), null while staging. */
@@ -121,11 +122,11 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     private final TxFpdu.Pool txPool = new TxFpdu.Pool(this::fpduSent);
 
     // Close
-    private ChannelClosure localClosure;
+    private FpduLink.Closure localClosure;
     private boolean remoteFin;
     private boolean remoteFinMidFpdu;
     private Throwable failure;
-    private ChannelClosure closure;
+    private FpduLink.Closure closure;
     private boolean closureReported;
 
     // Statistics (event loop only; read through FpduChannel)
@@ -263,7 +264,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     }
 
     /** {@link FpduChannel#start}, on the event loop. */
-    void start(FpduHandler handler, ChannelListener events) {
+    void start(FpduHandler handler, FpduLink.Listener events) {
         if (rx != null) {
             throw new IllegalStateException("channel already started");
         }
@@ -476,13 +477,13 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
      * <p>The wait is bounded (Verbs §6.2.5, V-QPS-79): {@link TransportConfig#closeTimeout()} runs from
      * this call, so it also covers a peer that reads nothing and leaves our last FPDUs (and the FIN)
      * stuck in the send buffer. Its expiry is an error, not a close: the connection is reset (RST)
-     * and reported as {@link ChannelClosure#CONNECTION_LOST}.
+     * and reported as {@link FpduLink.Closure#CONNECTION_LOST}.
      */
     void close() {
         if (localClosure != null || state == State.CLOSED) {
             return;
         }
-        localClosure = ChannelClosure.LOCAL_CLOSE;
+        localClosure = FpduLink.Closure.LOCAL_CLOSE;
         if (!txOpen) {
             ch.close();      // a client/server Responder before the first FPDU has nothing it may send
             return;
@@ -527,7 +528,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     /** Abortive close: RST (SO_LINGER 0), pending writes are dropped. */
     void abort() {
         if (localClosure == null) {
-            localClosure = ChannelClosure.LOCAL_ABORT;
+            localClosure = FpduLink.Closure.LOCAL_ABORT;
         }
         reset();
     }
@@ -535,7 +536,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     /** The transport is shutting down. */
     void transportClosing() {
         if (localClosure == null) {
-            localClosure = ChannelClosure.TRANSPORT_CLOSED;
+            localClosure = FpduLink.Closure.TRANSPORT_CLOSED;
         }
     }
 
@@ -545,7 +546,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             // Peer FIN (half closure is enabled so that we can tell it apart from a reset).
             remoteFin = true;
             remoteFinMidFpdu = !deframer.atFpduBoundary();
-            if (localClosure == ChannelClosure.LOCAL_CLOSE) {
+            if (localClosure == FpduLink.Closure.LOCAL_CLOSE) {
                 ch.close();          // the answer to our own FIN: the graceful close is complete
             } else if (localClosure == null) {
                 // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
@@ -612,11 +613,11 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         context.fireChannelInactive();
     }
 
-    private ChannelClosure classifyClosure() {
-        if (localClosure == ChannelClosure.LOCAL_CLOSE && !remoteFin && failure != null && isReset(failure)) {
+    private FpduLink.Closure classifyClosure() {
+        if (localClosure == FpduLink.Closure.LOCAL_CLOSE && !remoteFin && failure != null && isReset(failure)) {
             // an RST instead of the peer's FIN: the graceful close failed (Verbs §6.2.5 Figure 11,
             // V-QPS-83; §6.2.3, V-QPS-53), it did not complete
-            return ChannelClosure.REMOTE_RESET;
+            return FpduLink.Closure.REMOTE_RESET;
         }
         if (localClosure != null) {
             return localClosure;
@@ -624,15 +625,15 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         if (cx.transport.isClosed()) {
             // IwarpTransport.close() closes both ends of a loopback pair; the peer's FIN or RST may
             // arrive before this end's own close task runs: it is still the transport's closure.
-            return ChannelClosure.TRANSPORT_CLOSED;
+            return FpduLink.Closure.TRANSPORT_CLOSED;
         }
         if (failure != null) {
-            return isReset(failure) ? ChannelClosure.REMOTE_RESET : ChannelClosure.CONNECTION_LOST;
+            return isReset(failure) ? FpduLink.Closure.REMOTE_RESET : FpduLink.Closure.CONNECTION_LOST;
         }
         if (remoteFin) {
-            return remoteFinMidFpdu ? ChannelClosure.REMOTE_CLOSE_MID_FPDU : ChannelClosure.REMOTE_CLOSE;
+            return remoteFinMidFpdu ? FpduLink.Closure.REMOTE_CLOSE_MID_FPDU : FpduLink.Closure.REMOTE_CLOSE;
         }
-        return ChannelClosure.CONNECTION_LOST;
+        return FpduLink.Closure.CONNECTION_LOST;
     }
 
     /** The JDK reports an incoming RST as a SocketException "Connection reset" (by peer). */

@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.MpaNegotiator;
 import io.jrnic.mpa.MpaSettings;
 import io.netty.bootstrap.Bootstrap;
@@ -96,7 +97,7 @@ public final class IwarpTransport implements AutoCloseable {
      * @throws IllegalArgumentException if an argument is null
      * @throws IllegalStateException    if the transport is closed or this runs on its event loop
      */
-    public MpaListener listen(SocketAddress address, MpaSettings settings, ConnectionRequestHandler handler)
+    public MpaListener listen(SocketAddress address, MpaSettings settings, MpaRequestHandler handler)
             throws IOException {
         if (address == null || settings == null || handler == null) {
             throw new IllegalArgumentException("address, settings and handler must not be null");
@@ -219,7 +220,7 @@ public final class IwarpTransport implements AutoCloseable {
      * RDMA stream as the MPA Responder (Verbs §6.6.1.2, V-CM-2): the transport takes the socket
      * over and waits on it for the peer's MPA Request, which goes to the handler exactly as for a
      * {@link #listen listener} (accept or reject it there). Setup failures go to
-     * {@link ConnectionRequestHandler#onSetupFailed}.
+     * {@link MpaRequestHandler#onSetupFailed}.
      *
      * @param socket      a connected socket, blocking or not: the transport owns and closes it from
      *                    now on (it is made non-blocking)
@@ -231,7 +232,7 @@ public final class IwarpTransport implements AutoCloseable {
      * @throws IllegalStateException    if the transport is closed
      */
     public void adoptResponder(java.nio.channels.SocketChannel socket, MpaSettings settings, byte[] alreadyRead,
-                               ConnectionRequestHandler handler) {
+                               MpaRequestHandler handler) {
         if (socket == null || settings == null || handler == null) {
             throw new IllegalArgumentException("socket, settings and handler must not be null");
         }
@@ -284,7 +285,7 @@ public final class IwarpTransport implements AutoCloseable {
     }
 
     /**
-     * Closes every listener and connection (their listeners see {@link ChannelClosure#TRANSPORT_CLOSED}
+     * Closes every listener and connection (their listeners see {@link FpduLink.Closure#TRANSPORT_CLOSED}
      * or {@link SetupFailure.Kind#CLOSED}), stops the event loops and waits for them to terminate.
      * Idempotent.
      *

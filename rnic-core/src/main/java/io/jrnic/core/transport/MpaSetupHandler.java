@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.ConnectionInfo.Role;
 import io.jrnic.mpa.DeframeFault;
 import io.jrnic.mpa.Fpdu;
@@ -51,14 +52,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Close before Full Operation belongs here: every closure of a connection that never reached
  * Full Operation, including one while the Initiator pauses or the Responder waits for its ULP or
  * the RTR, is reported once as a {@link SetupFailure}. Once the framing handler is installed this
- * handler is gone and it reports the {@link ChannelClosure}.
+ * handler is gone and it reports the {@link FpduLink.Closure}.
  *
  * <p>Reads: always into the staging buffer ({@link PlacementRecvAllocator} asks this handler until
  * the swap). Bytes read past the startup frame (or past the RTR) wait in {@code pending}, the Verbs
  * "stream message buffer" (V-VERB-ModifyQP-4), and are handed to the framing handler, which feeds
  * them to its deframer first.
  *
- * <p>Thread safety: confined to the channel's event loop; {@link ConnectionRequest} hops onto it.
+ * <p>Thread safety: confined to the channel's event loop; {@link MpaRequest} hops onto it.
  */
 final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRecvAllocator.ReadSource {
 
@@ -90,7 +91,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
     /** Adopted socket, Responder: bytes the ULP already read past its streaming data. */
     private byte[] alreadyRead = new byte[0];
     // Responder
-    private final ConnectionRequestHandler requestHandler;
+    private final MpaRequestHandler requestHandler;
     private ConnectCallback acceptCallback;
     private Negotiation decision;
 
@@ -128,7 +129,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
     private enum RtrOutcome { VALID, INVALID, TERMINATED }
 
     private MpaSetupHandler(IwarpTransport transport, MpaNegotiator negotiator, Role role, ConnectCallback connectCallback,
-                            byte[] requestPrivateData, ConnectionRequestHandler requestHandler) {
+                            byte[] requestPrivateData, MpaRequestHandler requestHandler) {
         this.cx = new ConnectionContext(transport, role);
         this.config = cx.config;
         this.negotiator = negotiator;
@@ -151,7 +152,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
     }
 
     static MpaSetupHandler responder(IwarpTransport transport, MpaNegotiator negotiator,
-                                     ConnectionRequestHandler handler) {
+                                     MpaRequestHandler handler) {
         return new MpaSetupHandler(transport, negotiator, Role.RESPONDER, null, null, handler);
     }
 
@@ -447,7 +448,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
                 decision = d;
                 state = State.AWAIT_ULP;
                 ch.config().setAutoRead(false);
-                ConnectionRequest request = new ConnectionRequest(this, parser.frame().revision(), d.parameters(),
+                MpaRequest request = new MpaRequest(this, parser.frame().revision(), d.parameters(),
                         peerPrivateData, ch.remoteAddress(), negotiator.settings().maxUlpPrivateData());
                 try {
                     requestHandler.onRequest(request);
@@ -469,7 +470,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
                         : ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
-    /** {@link ConnectionRequest#accept}, on the event loop. */
+    /** {@link MpaRequest#accept}, on the event loop. */
     void accept(byte[] data, ConnectCallback callback) {
         if (state != State.AWAIT_ULP) {
             safeFailed(callback, SetupFailure.of(SetupFailure.Kind.CLOSED, null));
@@ -501,7 +502,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
         }
     }
 
-    /** {@link ConnectionRequest#reject}, on the event loop. */
+    /** {@link MpaRequest#reject}, on the event loop. */
     void reject(byte[] data) {
         if (state != State.AWAIT_ULP) {
             return;

@@ -6,7 +6,7 @@ import io.jrnic.wire.IwarpError;
 
 /**
  * Why an MPA connection setup did not produce an {@link FpduChannel}: a typed value handed to
- * {@link ConnectCallback#onFailed} or {@link ConnectionRequestHandler#onSetupFailed}, never thrown.
+ * {@link ConnectCallback#onFailed} or {@link MpaRequestHandler#onSetupFailed}, never thrown.
  *
  * <p>Thread safety: immutable record (the private data array must not be modified), safe to share.
  *

@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.Fpdu;
 
 import java.time.Duration;
@@ -17,7 +18,7 @@ import java.time.Duration;
  * @param closeTimeout       how long a graceful close may take, from the close request to the
  *                           peer's FIN (Verbs §6.2.5, V-QPS-79: the QP is in Closing for a bounded
  *                           time); when it expires the connection is reset (RST) and reported as
- *                           {@link ChannelClosure#CONNECTION_LOST}: a final timeout is an error
+ *                           {@link FpduLink.Closure#CONNECTION_LOST}: a final timeout is an error
  * @param firstFpduDelay     pause between the Initiator receiving an accepting Reply and sending its
  *                           first FPDU; Linux siw 6.1 loses an FPDU that arrives before it has
  *                           installed its receive path (interop README: about 100 ms toward siw),
@@ -26,7 +27,7 @@ import java.time.Duration;
  *                           exposes no TCP_MAXSEG, so it is configured: 1460 for a 1500-byte MTU,
  *                           about 65483 for loopback, at most {@link #MAX_EMSS}
  * @param writeLowWaterMark  pending outbound bytes below which a non-writable channel becomes
- *                           writable again ({@link ChannelListener#onWritable()})
+ *                           writable again ({@link FpduLink.Listener#onWritable()})
  * @param writeHighWaterMark pending outbound bytes above which {@link FpduChannel#isWritable()} turns
  *                           false
  * @param stagingBufferSize  size of the per-connection receive staging buffer, the most one

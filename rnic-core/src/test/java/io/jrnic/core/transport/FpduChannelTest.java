@@ -1,16 +1,19 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.TransportFixture.Endpoint;
 import io.jrnic.core.transport.TransportFixture.Pair;
 import io.jrnic.core.transport.TransportFixture.PlacingEndpoint;
 import io.jrnic.mpa.CrcPolicy;
 import io.jrnic.mpa.Fpdu;
 import io.jrnic.mpa.MpaSettings;
+import io.jrnic.mpa.RtrForm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
@@ -235,14 +238,14 @@ class FpduChannelTest {
         Endpoint receiver = new Endpoint(100, 1);
         receiver.start(pair.responder());
         FpduChannel ch = pair.initiator();
-        onLoop(ch, () -> ch.start(new Endpoint(0, 0), new ChannelListener() {
+        onLoop(ch, () -> ch.start(new Endpoint(0, 0), new FpduLink.Listener() {
             @Override
             public void onSent(long token) {
                 sent.complete(token);
             }
 
             @Override
-            public void onClosed(ChannelClosure closure) {
+            public void onClosed(FpduLink.Closure closure) {
             }
         }));
         MemorySegment data = pattern(100, 3);
@@ -271,6 +274,51 @@ class FpduChannelTest {
         assertThatThrownBy(ch::flush).isInstanceOf(IllegalStateException.class);
     }
 
+    /**
+     * The channel is the engine's {@link FpduLink} with no adapter: the first MSNs it reports are
+     * those the RTR left (RFC 6581 §9.3), which the engine primes its MSN counters from.
+     */
+    @ParameterizedTest
+    @EnumSource(RtrForm.class)
+    void asTheEnginesLinkReportsTheMsnsTheRtrConsumed(RtrForm form) throws Exception {
+        Pair pair = TransportFixture.connect(transport, MpaSettings.builder().rtrForms(form).build(),
+                MpaSettings.builder().build());
+        FpduLink i = pair.initiator();
+        FpduLink r = pair.responder();
+        int send = form == RtrForm.SEND ? 2 : 1;
+        int read = form == RtrForm.READ ? 2 : 1;
+        assertThat(new int[] {i.firstOutboundSendMsn(), i.firstOutboundReadRequestMsn(), i.firstInboundSendMsn(),
+                i.firstInboundReadRequestMsn()}).containsExactly(send, read, 1, 1);
+        assertThat(new int[] {r.firstOutboundSendMsn(), r.firstOutboundReadRequestMsn(), r.firstInboundSendMsn(),
+                r.firstInboundReadRequestMsn()}).containsExactly(1, 1, send, read);
+        assertThat(i.mulpdu()).isEqualTo(pair.initiator().info().mulpdu());
+        assertThat(i.executor()).isSameAs(pair.initiator().executor());
+    }
+
+    /**
+     * Graceful receive overflow is the channel's setting (V-WRP-65): off by default, so a Send
+     * without a receive WQE terminates the stream (RFC 5040 §5.3), and set per channel. Pausing and
+     * resuming reception belong to the event loop like the rest of the data path.
+     */
+    @Test
+    void gracefulReceiveOverflowIsOffUntilSetAndPausingIsEventLoopOnly_V_WRP_65() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        FpduChannel a = pair.initiator();
+        FpduChannel b = pair.responder();
+        assertThat(a.gracefulReceiveOverflow()).isFalse();
+        assertThat(b.gracefulReceiveOverflow()).isFalse();
+        b.gracefulReceiveOverflow(true);
+        assertThat(b.gracefulReceiveOverflow()).isTrue();
+        assertThat(a.gracefulReceiveOverflow()).isFalse();
+        b.gracefulReceiveOverflow(false);
+        assertThat(b.gracefulReceiveOverflow()).isFalse();
+        assertThatThrownBy(a::pauseReceive).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("off its event loop");
+        assertThatThrownBy(a::resumeReceive).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("off its event loop");
+    }
+
     @Test
     void gracefulCloseDeliversPendingDataThenFin_V_CM_10() throws Exception {
         MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
@@ -283,8 +331,8 @@ class FpduChannelTest {
         MemorySegment data = pattern(300_000, 4);
         sender.send(data, sizes);
         pair.initiator().close();          // queued behind the FPDUs: they all go out first
-        assertThat(await(sender.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
-        assertThat(await(receiver.closed)).isEqualTo(ChannelClosure.REMOTE_CLOSE);
+        assertThat(await(sender.closed)).isEqualTo(FpduLink.Closure.LOCAL_CLOSE);
+        assertThat(await(receiver.closed)).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
         await(receiver.done);
         assertSameBytes(receiver.received, data, 300_000);
         // Exactly once, also after a second close from either side.
@@ -306,8 +354,8 @@ class FpduChannelTest {
         a.start(pair.initiator());
         b.start(pair.responder());
         pair.initiator().abort();
-        assertThat(await(a.closed)).isEqualTo(ChannelClosure.LOCAL_ABORT);
-        assertThat(await(b.closed)).isEqualTo(ChannelClosure.REMOTE_RESET);
+        assertThat(await(a.closed)).isEqualTo(FpduLink.Closure.LOCAL_ABORT);
+        assertThat(await(b.closed)).isEqualTo(FpduLink.Closure.REMOTE_RESET);
         pair.initiator().abort();
         onLoop(pair.responder(), () -> { });
         assertThat(a.closedCalls).isEqualTo(1);
@@ -324,8 +372,8 @@ class FpduChannelTest {
         Endpoint b = new Endpoint(0, 0);
         // The responder reads nothing before start(); then it sees the FIN and answers with its own.
         b.start(pair.responder());
-        assertThat(await(b.closed)).isEqualTo(ChannelClosure.REMOTE_CLOSE);
-        assertThat(await(a.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
+        assertThat(await(b.closed)).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
+        assertThat(await(a.closed)).isEqualTo(FpduLink.Closure.LOCAL_CLOSE);
     }
 
     @Test
@@ -337,7 +385,7 @@ class FpduChannelTest {
         assertThat(pair.responder().isOpen()).isFalse();
         Endpoint b = new Endpoint(0, 0);
         b.start(pair.responder());
-        assertThat(b.closed).isCompletedWithValue(ChannelClosure.LOCAL_ABORT);
+        assertThat(b.closed).isCompletedWithValue(FpduLink.Closure.LOCAL_ABORT);
     }
 
     @Test
@@ -349,8 +397,8 @@ class FpduChannelTest {
         a.start(pair.initiator());
         b.start(pair.responder());
         transport.close();
-        assertThat(await(a.closed)).isEqualTo(ChannelClosure.TRANSPORT_CLOSED);
-        assertThat(await(b.closed)).isEqualTo(ChannelClosure.TRANSPORT_CLOSED);
+        assertThat(await(a.closed)).isEqualTo(FpduLink.Closure.TRANSPORT_CLOSED);
+        assertThat(await(b.closed)).isEqualTo(FpduLink.Closure.TRANSPORT_CLOSED);
         assertThat(transport.isClosed()).isTrue();
         assertThatThrownBy(() -> transport.listen(LOOPBACK, MpaSettings.defaults(), r -> { }))
                 .isInstanceOf(IllegalStateException.class);

@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.ConnectionInfo.Role;
 import io.jrnic.core.transport.MpaSetupHandlerTest.Ulpdus;
 import io.jrnic.mpa.DeframeFault;
@@ -218,7 +219,7 @@ class FpduFramingHandlerTest {
         w.write(MemorySegment.ofArray(terminate), 0, terminate.length, MemorySegment.ofArray(expected), 0);
         assertThat(written(ch)).as("the Terminate went out (issue 9 item 1)").isEqualTo(expected);
         assertThat(ch.isOpen()).isFalse();
-        assertThat(rx.closure).isEqualTo(ChannelClosure.LOCAL_CLOSE);
+        assertThat(rx.closure).isEqualTo(FpduLink.Closure.LOCAL_CLOSE);
     }
 
     @Test
@@ -231,7 +232,7 @@ class FpduFramingHandlerTest {
         ch.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE);
         ch.runPendingTasks();
         assertThat(ch.isOpen()).isFalse();
-        assertThat(rx.closure).as("RFC 5044 §8 code 1").isEqualTo(ChannelClosure.REMOTE_CLOSE_MID_FPDU);
+        assertThat(rx.closure).as("RFC 5044 §8 code 1").isEqualTo(FpduLink.Closure.REMOTE_CLOSE_MID_FPDU);
     }
 
     @Test
@@ -244,6 +245,6 @@ class FpduFramingHandlerTest {
         ch.runPendingTasks();
         assertThat(ch.isOpen()).isFalse();
         assertThat(rx.ulpdus).hasSize(1);
-        assertThat(rx.closure).isEqualTo(ChannelClosure.REMOTE_CLOSE);
+        assertThat(rx.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
     }
 }

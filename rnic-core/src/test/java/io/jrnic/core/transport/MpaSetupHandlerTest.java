@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.CrcPolicy;
 import io.jrnic.mpa.DeframeFault;
 import io.jrnic.mpa.FpduHandler;
@@ -69,12 +70,12 @@ class MpaSetupHandlerTest {
     }
 
     /** A request handler that keeps the request for the test to answer. */
-    private static final class Requests implements ConnectionRequestHandler {
-        ConnectionRequest request;
+    private static final class Requests implements MpaRequestHandler {
+        MpaRequest request;
         SetupFailure failure;
 
         @Override
-        public void onRequest(ConnectionRequest r) {
+        public void onRequest(MpaRequest r) {
             request = r;
         }
 
@@ -85,10 +86,10 @@ class MpaSetupHandlerTest {
     }
 
     /** Collects ULPDUs as byte arrays. */
-    static class Ulpdus implements FpduHandler, ChannelListener {
+    static class Ulpdus implements FpduHandler, FpduLink.Listener {
         final List<byte[]> ulpdus = new ArrayList<>();
         DeframeFault fault;
-        ChannelClosure closure;
+        FpduLink.Closure closure;
 
         @Override
         public void onUlpdu(MemorySegment segment, long offset, int length) {
@@ -101,7 +102,7 @@ class MpaSetupHandlerTest {
         }
 
         @Override
-        public void onClosed(ChannelClosure c) {
+        public void onClosed(FpduLink.Closure c) {
             closure = c;
         }
     }

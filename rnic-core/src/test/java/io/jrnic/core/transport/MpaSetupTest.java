@@ -73,7 +73,7 @@ class MpaSetupTest {
             transport.connect(listener.localAddress(), s, request, setup);
             FpduChannel initiator = setup.channel();
             FpduChannel responder = r.accepted.channel();
-            ConnectionRequest req = await(r.request);
+            MpaRequest req = await(r.request);
             assertThat(req.privateData()).isEqualTo(request);
             assertThat(req.revision()).isEqualTo(StartupFrame.REVISION_2);
             assertThat(req.maxReplyPrivateData()).isEqualTo(limit - 4);
@@ -97,7 +97,7 @@ class MpaSetupTest {
         try (MpaListener listener = transport.listen(LOOPBACK, s, r)) {
             Setup setup = new Setup();
             transport.connect(listener.localAddress(), s, null, setup);
-            ConnectionRequest req = await(r.request);
+            MpaRequest req = await(r.request);
             assertThatThrownBy(() -> req.accept(new byte[253], new Setup()))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds the limit of 252");
             assertThatThrownBy(() -> req.reject(new byte[253])).isInstanceOf(IllegalArgumentException.class);
@@ -144,7 +144,7 @@ class MpaSetupTest {
             byte[] reply = raw.getInputStream().readNBytes(24);
             assertThat(Arrays.copyOf(reply, 16)).asString(StandardCharsets.US_ASCII).isEqualTo("MPA ID Rep Frame");
             assertThat(reply[16] & 0x20).as("R: accepted").isZero();
-            ConnectionRequest req = await(r.request);
+            MpaRequest req = await(r.request);
             assertThat(req.privateData()).isEqualTo(Arrays.copyOfRange(request, 24, request.length));
             // what we send stays within our own limit
             assertThat(req.maxReplyPrivateData()).isEqualTo(MpaSettings.LINUX_PRIVATE_DATA_LIMIT - 4);

@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.TransportFixture.Endpoint;
 import io.jrnic.core.transport.TransportFixture.Responder;
 import io.jrnic.mpa.DeframeFault;
@@ -90,7 +91,7 @@ class RawPeerChannelTest {
         Endpoint endpoint = new Endpoint(64, 1);
         endpoint.start(responder.accepted.channel());
         // RFC 5044 §8 code 1: a stream cut inside an FPDU is a lost connection, not a normal close.
-        assertThat(await(endpoint.closed)).isEqualTo(ChannelClosure.REMOTE_CLOSE_MID_FPDU);
+        assertThat(await(endpoint.closed)).isEqualTo(FpduLink.Closure.REMOTE_CLOSE_MID_FPDU);
         assertThat(raw.getInputStream().read()).isEqualTo(-1);
     }
 
@@ -108,7 +109,7 @@ class RawPeerChannelTest {
         raw.shutdownOutput();
         await(endpoint.done);
         TransportFixture.assertSameBytes(endpoint.received, MemorySegment.ofArray(last), 64);
-        assertThat(await(endpoint.closed)).isEqualTo(ChannelClosure.LOCAL_CLOSE);
+        assertThat(await(endpoint.closed)).isEqualTo(FpduLink.Closure.LOCAL_CLOSE);
     }
 
     @Test
@@ -121,7 +122,7 @@ class RawPeerChannelTest {
         assertThat(raw.getInputStream().read()).as("our FIN").isEqualTo(-1);
         // The raw peer never closes its half: closeTimeout (1 s here) ends the wait, as an error
         // (Verbs §6.2.5: a final timeout is an error): the connection is reset, not closed.
-        assertThat(await(endpoint.closed)).isEqualTo(ChannelClosure.CONNECTION_LOST);
+        assertThat(await(endpoint.closed)).isEqualTo(FpduLink.Closure.CONNECTION_LOST);
         assertThat(channel.isOpen()).isFalse();
     }
 

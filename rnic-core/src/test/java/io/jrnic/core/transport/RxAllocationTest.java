@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.TransportFixture.Responder;
 import io.jrnic.core.transport.TransportFixture.Setup;
 import io.jrnic.ddp.DdpHeaderFlyweight;
@@ -57,7 +58,7 @@ class RxAllocationTest {
     }
 
     /** Counts what arrives; places tagged payload at offset 0 of one target when placing. */
-    private static final class Sink implements PlacementHandler, ChannelListener {
+    private static final class Sink implements PlacementHandler, FpduLink.Listener {
         final AtomicLong bytes = new AtomicLong();
         final MemorySegment target;
         volatile DeframeFault fault;
@@ -94,12 +95,12 @@ class RxAllocationTest {
         }
 
         @Override
-        public void onClosed(ChannelClosure closure) {
+        public void onClosed(FpduLink.Closure closure) {
         }
     }
 
     /** A plain handler (no placement): everything is staged. */
-    private static final class StagedSink implements FpduHandler, ChannelListener {
+    private static final class StagedSink implements FpduHandler, FpduLink.Listener {
         final Sink counter;
 
         StagedSink(Sink counter) {
@@ -117,7 +118,7 @@ class RxAllocationTest {
         }
 
         @Override
-        public void onClosed(ChannelClosure closure) {
+        public void onClosed(FpduLink.Closure closure) {
         }
     }
 

@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.ddp.DdpHeaderFlyweight;
 import io.jrnic.ddp.TaggedHeaderFlyweight;
 import io.jrnic.mpa.DeframeFault;
@@ -89,13 +90,13 @@ final class TransportFixture {
     }
 
     /** A request handler that answers with a configurable action. */
-    static final class Responder implements ConnectionRequestHandler {
-        final CompletableFuture<ConnectionRequest> request = new CompletableFuture<>();
+    static final class Responder implements MpaRequestHandler {
+        final CompletableFuture<MpaRequest> request = new CompletableFuture<>();
         final CompletableFuture<SetupFailure> setupFailed = new CompletableFuture<>();
         final Setup accepted = new Setup();
-        volatile Consumer<ConnectionRequest> action;
+        volatile Consumer<MpaRequest> action;
 
-        Responder(Consumer<ConnectionRequest> action) {
+        Responder(Consumer<MpaRequest> action) {
             this.action = action;
         }
 
@@ -106,7 +107,7 @@ final class TransportFixture {
         }
 
         @Override
-        public void onRequest(ConnectionRequest req) {
+        public void onRequest(MpaRequest req) {
             request.complete(req);
             if (action != null) {
                 action.accept(req);
@@ -120,7 +121,7 @@ final class TransportFixture {
     }
 
     /** An established pair. */
-    record Pair(FpduChannel initiator, FpduChannel responder, ConnectionRequest request) {
+    record Pair(FpduChannel initiator, FpduChannel responder, MpaRequest request) {
     }
 
     static Pair connect(IwarpTransport transport, MpaSettings initiator, MpaSettings responder) throws Exception {
@@ -139,14 +140,14 @@ final class TransportFixture {
      * the stream of all messages) and writes what it receives at the TO into {@link #received}. The
      * TX pump pauses when the channel is not writable and resumes on {@link #onWritable()}.
      */
-    static class Endpoint implements FpduHandler, ChannelListener {
+    static class Endpoint implements FpduHandler, FpduLink.Listener {
         final RdmapMessageEncoder encoder = new RdmapMessageEncoder(RdmapFeatures.RFC_5040);
         final MemorySegment header = Arena.ofAuto().allocate(64);
         final MemorySegment received;
         final long expectedBytes;
         final long expectedFpdus;
         final CompletableFuture<Void> done = new CompletableFuture<>();
-        final CompletableFuture<ChannelClosure> closed = new CompletableFuture<>();
+        final CompletableFuture<FpduLink.Closure> closed = new CompletableFuture<>();
         final CompletableFuture<DeframeFault> fault = new CompletableFuture<>();
         final TaggedHeaderFlyweight tagged = new TaggedHeaderFlyweight();
         volatile int closedCalls;
@@ -248,7 +249,7 @@ final class TransportFixture {
         }
 
         @Override
-        public void onClosed(ChannelClosure closure) {
+        public void onClosed(FpduLink.Closure closure) {
             closedCalls++;
             closed.complete(closure);
         }

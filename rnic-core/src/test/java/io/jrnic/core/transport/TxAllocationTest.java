@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.TransportFixture.Pair;
 import io.jrnic.ddp.TaggedHeaderFlyweight;
 import io.jrnic.mpa.CrcPolicy;
@@ -53,7 +54,7 @@ class TxAllocationTest {
     }
 
     /** Counts what arrives; the payload itself is checked by FpduChannelTest. */
-    private static final class Sink implements FpduHandler, ChannelListener {
+    private static final class Sink implements FpduHandler, FpduLink.Listener {
         final AtomicLong bytes = new AtomicLong();
 
         @Override
@@ -66,12 +67,12 @@ class TxAllocationTest {
         }
 
         @Override
-        public void onClosed(ChannelClosure closure) {
+        public void onClosed(FpduLink.Closure closure) {
         }
     }
 
     /** The sender's listener: counts tokens, checks their order. */
-    private static final class Tokens implements FpduHandler, ChannelListener {
+    private static final class Tokens implements FpduHandler, FpduLink.Listener {
         long sent;
         long expectedNext;
         boolean outOfOrder;
@@ -94,7 +95,7 @@ class TxAllocationTest {
         }
 
         @Override
-        public void onClosed(ChannelClosure closure) {
+        public void onClosed(FpduLink.Closure closure) {
         }
     }
 
@@ -232,16 +233,16 @@ class TxAllocationTest {
         Pair pair = TransportFixture.connect(transport, settings, settings);
         FpduChannel ch = pair.initiator();
         java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.concurrent.CompletableFuture<ChannelClosure> closed = new java.util.concurrent.CompletableFuture<>();
+        java.util.concurrent.CompletableFuture<FpduLink.Closure> closed = new java.util.concurrent.CompletableFuture<>();
         Tokens handler = new Tokens();
-        onLoop(ch, () -> ch.start(handler, new ChannelListener() {
+        onLoop(ch, () -> ch.start(handler, new FpduLink.Listener() {
             @Override
             public void onSent(long token) {
                 reported.add(token);
             }
 
             @Override
-            public void onClosed(ChannelClosure closure) {
+            public void onClosed(FpduLink.Closure closure) {
                 closed.complete(closure);
             }
         }));
@@ -265,7 +266,7 @@ class TxAllocationTest {
         assertThat(reported).isNotEmpty();
         onLoop(ch, () -> assertThat(ch.isWritable()).isFalse());
         ch.abort();
-        assertThat(TransportFixture.await(closed)).isEqualTo(ChannelClosure.LOCAL_ABORT);
+        assertThat(TransportFixture.await(closed)).isEqualTo(FpduLink.Closure.LOCAL_ABORT);
         onLoop(ch, () -> { });
         int k = reported.size();
         assertThat(k).isLessThan(count);

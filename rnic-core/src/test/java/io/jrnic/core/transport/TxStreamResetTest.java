@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.TransportFixture.Endpoint;
 import io.jrnic.core.transport.TransportFixture.Responder;
 import io.jrnic.mpa.MpaSettings;
@@ -80,7 +81,7 @@ class TxStreamResetTest {
             // the RST may overtake the FIN netty sends first
         }
         // not a half close: a partly written FPDU resets the stream (Verbs §6.4 #1)
-        assertThat(await(endpoint.closed)).isEqualTo(ChannelClosure.CONNECTION_LOST);
+        assertThat(await(endpoint.closed)).isEqualTo(FpduLink.Closure.CONNECTION_LOST);
         assertThat(channel.isOpen()).isFalse();
     }
 
@@ -103,7 +104,7 @@ class TxStreamResetTest {
             }
         });
         assertThat(await(thrown)).isInstanceOf(IllegalStateException.class);
-        assertThat(await(endpoint.closed)).isEqualTo(ChannelClosure.CONNECTION_LOST);
+        assertThat(await(endpoint.closed)).isEqualTo(FpduLink.Closure.CONNECTION_LOST);
         // the peer sees a reset, and nothing of the FPDU
         assertThatThrownBy(() -> raw.getInputStream().read()).isInstanceOf(SocketException.class)
                 .hasMessageContaining("reset");

@@ -1,4 +1,4 @@
-package io.jrnic.core;
+package io.jrnic.core.link;
 
 import io.jrnic.mpa.FpduHandler;
 
@@ -7,8 +7,8 @@ import java.util.concurrent.Executor;
 
 /**
  * An established MPA stream in Full Operation as the QP engine sees it (RFC 5044 §4): whole FPDUs
- * out, verified ULPDUs in. It mirrors {@code io.jrnic.core.transport.FpduChannel} so that the netty
- * channel needs only a thin adapter, and lets the engine run over an in-memory pipe in tests.
+ * out, verified ULPDUs in. The netty transport's {@code io.jrnic.core.transport.FpduChannel}
+ * implements it directly; tests run the engine over in-memory implementations.
  *
  * <p><b>TX.</b> {@link #send} frames one ULPDU (a small header plus a slice of registered memory)
  * into one FPDU. The header is copied during the call; the payload slice must stay valid until the
@@ -23,39 +23,55 @@ import java.util.concurrent.Executor;
  * may be called from any thread.
  */
 public interface FpduLink {
-    /** How a link ended (mirrors the transport's {@code ChannelClosure}). */
+    /**
+     * How a link ended; reported exactly once through {@link Listener#onClosed}.
+     *
+     * <p>Thread safety: immutable enum, safe to share.
+     */
     enum Closure {
-        /** Our graceful close finished. */
+        /** This side closed gracefully: queued FPDUs were handed to the LLP, then FIN ({@link #close()}). */
         LOCAL_CLOSE,
-        /** We aborted (RST). */
+        /** This side aborted the connection: RST ({@link #abort()}), queued FPDUs dropped. */
         LOCAL_ABORT,
-        /** The peer closed (FIN) at an FPDU boundary. */
+        /** The peer closed its sending half (FIN) at an FPDU boundary: a normal remote close (Verbs §6.6.2.1). */
         REMOTE_CLOSE,
-        /** The peer closed (FIN) in the middle of an FPDU. */
+        /**
+         * The peer's FIN arrived in the middle of an FPDU: the stream is truncated, which RFC 5044 §8
+         * code 1 calls a lost connection.
+         */
         REMOTE_CLOSE_MID_FPDU,
         /** The peer reset the connection (RST). */
         REMOTE_RESET,
-        /** The connection was lost (timeout, too many retransmissions). */
+        /** The connection failed for another reason (I/O error, retransmission timeout). */
         CONNECTION_LOST,
-        /** The transport was shut down underneath the link. */
+        /** The transport that owns the link was shut down underneath it. */
         TRANSPORT_CLOSED
     }
 
-    /** What the link reports besides ULPDUs; called on {@link #executor()}. */
+    /**
+     * What the link reports besides ULPDUs: the link's notifications up to the engine. Every method
+     * is called on {@link #executor()} and must not block it.
+     */
     interface Listener {
-        /** The link became writable again after {@link #send} returned false. */
-        void onWritable();
+        /**
+         * The link became writable again after {@link #send} returned false (the queued bytes fell
+         * below the low water mark): the TX engine may resume. Does nothing by default.
+         */
+        default void onWritable() {
+        }
 
         /**
          * The LLP has taken every byte of the FPDU sent with this token, and of all FPDUs before it
-         * (RFC 5040 §5: a Send or Write completes when its last byte is handed to the LLP).
+         * (RFC 5040 §5: a Send or Write completes when its last byte is handed to the LLP). Does
+         * nothing by default.
          *
          * @param token the token passed to {@link #send(MemorySegment, long, int, MemorySegment, long, int, long)}
          */
-        void onSent(long token);
+        default void onSent(long token) {
+        }
 
         /**
-         * The link is closed; reported exactly once.
+         * The link is closed; reported exactly once, after which nothing more is reported.
          *
          * @param closure why
          */

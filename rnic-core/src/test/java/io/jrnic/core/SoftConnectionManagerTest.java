@@ -3,7 +3,6 @@ package io.jrnic.core;
 import io.jrnic.api.ConnectionException;
 import io.jrnic.api.CrcMode;
 import io.jrnic.api.RtrType;
-import io.jrnic.core.transport.ChannelClosure;
 import io.jrnic.core.transport.SetupFailure;
 import io.jrnic.mpa.MpaError;
 import io.jrnic.mpa.NegotiationFailure;
@@ -16,14 +15,8 @@ import java.io.IOException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The mappings between the transport and MPA types and the engine's and the API's mirrors of them. */
-class ChannelLinkTest {
-
-    @ParameterizedTest
-    @EnumSource(ChannelClosure.class)
-    void everyChannelClosureMapsToTheLinkClosureOfTheSameMeaning(ChannelClosure closure) {
-        assertThat(ChannelLink.closure(closure).name()).isEqualTo(closure.name());
-    }
+/** The connection manager's mappings between the transport and MPA types and the API's mirrors of them. */
+class SoftConnectionManagerTest {
 
     @ParameterizedTest
     @EnumSource(SetupFailure.Kind.class)

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>Thread safety: safe to use from any thread; the answer runs on the connection's event loop.
  */
-public final class ConnectionRequest {
+public final class MpaRequest {
 
     private final MpaSetupHandler connection;
     private final int revision;
@@ -22,7 +22,7 @@ public final class ConnectionRequest {
     private final int maxReplyPrivateData;
     private final AtomicBoolean answered = new AtomicBoolean();
 
-    ConnectionRequest(MpaSetupHandler connection, int revision, MpaParameters parameters, byte[] privateData,
+    MpaRequest(MpaSetupHandler connection, int revision, MpaParameters parameters, byte[] privateData,
                       SocketAddress remoteAddress, int maxReplyPrivateData) {
         this.connection = connection;
         this.revision = revision;

@@ -3,23 +3,24 @@ package io.jrnic.core.transport;
 import java.net.SocketAddress;
 
 /**
- * Receives the connection requests of an {@link MpaListener} (Verbs §6.6.1.2, the passive side).
+ * Receives the MPA Requests of an {@link MpaListener} (RFC 5044 §7.1, Verbs §6.6.1.2: the passive
+ * side). The connection manager offers each to the Verbs consumer as a connection request.
  * Methods are called on the connection's event loop and must not block; exceptions they throw are
  * logged and the connection is closed.
  *
  * <p>Thread safety: called from the event loops of the listener's connections, possibly several at
  * once.
  */
-public interface ConnectionRequestHandler {
+public interface MpaRequestHandler {
 
     /**
      * A valid MPA Request arrived and the local MPA policy accepts it. Answer with
-     * {@link ConnectionRequest#accept} or {@link ConnectionRequest#reject}, now or later from any
+     * {@link MpaRequest#accept} or {@link MpaRequest#reject}, now or later from any
      * thread, before {@link TransportConfig#setupTimeout()} runs out.
      *
      * @param request the request
      */
-    void onRequest(ConnectionRequest request);
+    void onRequest(MpaRequest request);
 
     /**
      * A connection attempt failed before it could be offered to {@link #onRequest} (invalid frame,
