@@ -427,7 +427,7 @@ final class CommitDraft {
     private RdmapError checkTarget(SoftQueuePair qp, RdmapOpcode op, int stag, long to, long size, int right) {
         boolean atomicWrite = op == RdmapOpcode.ATOMIC_WRITE_REQUEST;
         // right 0: a Flush barrier, which either Flushable right allows (AMB-56)
-        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, size, right,
+        RdmapError error = engine.stags.checkRequestTarget(qp.pd(), qp.id(), stag, to, size, right,
                 right == 0 ? AccessRights.FLUSHABLE_PERSISTENT | AccessRights.FLUSHABLE_GLOBAL : 0,
                 !atomicWrite || qp.inboundWrite());
         if (error != null) {

@@ -876,7 +876,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = readRequest.sourceStag();
         long to = readRequest.sourceTaggedOffset();
-        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, size, AccessRights.REMOTE_READ, 0, qp.inboundRead());
+        RdmapError error = engine.stags.checkRequestTarget(qp.pd(), qp.id(), stag, to, size, AccessRights.REMOTE_READ, 0, qp.inboundRead());
         if (error != null) {
             ddp.stop();
             fail(error, eventForRemote(error, !qp.inboundRead()), headerFlyweight(), segmentLengthField(), segment, rrAt);
@@ -945,7 +945,7 @@ final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, Tagg
         }
         int stag = a.remoteStag();
         long to = a.remoteTaggedOffset();
-        RdmapError error = engine.stags.checkRequestTarget(qp, stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC, 0, true);
+        RdmapError error = engine.stags.checkRequestTarget(qp.pd(), qp.id(), stag, to, AtomicOps.OPERAND_SIZE, AccessRights.REMOTE_ATOMIC, 0, true);
         StagBinding b = error == null ? engine.stags.lookupValid(stag) : null;
         if (error == null) {
             error = AtomicOps.checkAlignment(RemoteAtomics.address(b.memory(), b.offsetOf(to)));

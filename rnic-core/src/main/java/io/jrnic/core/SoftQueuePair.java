@@ -43,7 +43,7 @@ import java.util.ArrayDeque;
  * <p>Thread safety: thread safe. Every operation runs under the QP's lock; events and
  * notifications are delivered after it is released.
  */
-final class SoftQueuePair implements QueuePair {
+final class SoftQueuePair implements QueuePair, QpMemoryView {
     private final SoftRnic rnic;
     private final int id;
     private final SoftProtectionDomain pd;
@@ -84,9 +84,11 @@ final class SoftQueuePair implements QueuePair {
     private boolean reprocess;
 
     private final ReceiveQueue rq;
+    /** Where incoming Sends take their WQEs: {@link #rq} or {@link #srq}. */
+    private final ReceiveSource<? super SoftQueuePair> receiveSource;
     private final ArrayDeque<ReceiveWqe> inProgress;
 
-    /** Windows bound to this QP; guarded by {@link SoftRnic#memoryLock}. */
+    /** Windows bound to this QP; guarded by {@link MemoryManager#lock}. */
     int boundWindows;
 
     SoftQueuePair(SoftRnic rnic, int id, SoftProtectionDomain pd, QueuePairConfig c) {
@@ -110,6 +112,7 @@ final class SoftQueuePair implements QueuePair {
         this.rqLimitArmed = rqLimit > 0; // V-SRQ-42: armed at creation iff > 0
         this.sq = newSlots(c.sqDepth());
         this.rq = srq == null ? new ReceiveQueue(c.rqDepth(), c.maxReceiveSge(), pd, null) : null;
+        this.receiveSource = srq != null ? srq : rq;
         this.inProgress = new ArrayDeque<>(srq == null ? c.rqDepth() : 16);
     }
 
@@ -129,7 +132,8 @@ final class SoftQueuePair implements QueuePair {
         return id;
     }
 
-    SoftProtectionDomain pd() {
+    @Override
+    public SoftProtectionDomain pd() {
         return pd;
     }
 
@@ -157,20 +161,29 @@ final class SoftQueuePair implements QueuePair {
         return upcalls instanceof Link l ? l.owner() : null;
     }
 
-    boolean privileged() {
+    @Override
+    public boolean privileged() {
         return privileged;
     }
 
-    boolean bindWindows() {
+    @Override
+    public boolean bindWindows() {
         return bindWindows;
     }
 
-    boolean inboundRead() {
+    @Override
+    public boolean inboundRead() {
         return inboundRead;
     }
 
-    boolean inboundWrite() {
+    @Override
+    public boolean inboundWrite() {
         return inboundWrite;
+    }
+
+    @Override
+    public void addBoundWindows(int delta) {
+        boundWindows += delta;
     }
 
     /**
@@ -527,8 +540,10 @@ final class SoftQueuePair implements QueuePair {
             return null; // RFC 7306 §6: no local memory
         }
         return switch (op) {
-            case BIND_MW -> rnic.memory.bind(this, w);
-            case FAST_REGISTER -> rnic.memory.fastRegister(this, w);
+            case BIND_MW -> rnic.memory.bind(this, w.windowStag, w.regionStag, w.bindVirtualAddress, w.bindLength,
+                    w.addressType, w.accessRights);
+            case FAST_REGISTER -> rnic.memory.fastRegister(this, w.regionStag, w.fastRegisterMemory,
+                    w.fastRegisterVirtualAddress, w.addressType, w.accessRights, w.verifyHash);
             case INVALIDATE_LOCAL_STAG -> rnic.memory.invalidateLocal(this, w.invalidateStag);
             default -> WorkCompletionStatus.INVALID_WQE;
         };
@@ -572,11 +587,7 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private void recycle(ReceiveWqe w) {
-        if (w.srq != null) {
-            w.srq.recycle(w);
-        } else {
-            rq.recycle(w);
-        }
+        w.source.recycle(w);
     }
 
     /** CQ overflow (Verbs §8.3.3 Figure 24 CQ/SQ, CQ/RQ error): the entry is lost, QP to Terminate. */
@@ -938,7 +949,7 @@ final class SoftQueuePair implements QueuePair {
     void destroy(boolean force) {
         synchronized (lock) {
             checkUsable();
-            synchronized (rnic.memoryLock) {
+            synchronized (rnic.memory.lock) {
                 if (boundWindows > 0 && !force) {
                     throw new VerbsException(VerbsStatus.MWS_STILL_BOUND_TO_QP, boundWindows
                             + " windows bound to QP " + id + " (V-QP-35)");
@@ -1020,7 +1031,7 @@ final class SoftQueuePair implements QueuePair {
                     if (!active || state != QpState.RTS) {
                         return null;
                     }
-                    ReceiveWqe w = srq != null ? srq.take(SoftQueuePair.this) : rq.take();
+                    ReceiveWqe w = receiveSource.take(SoftQueuePair.this);
                     if (w == null) {
                         return null;
                     }

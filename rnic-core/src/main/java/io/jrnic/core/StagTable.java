@@ -209,22 +209,28 @@ final class StagTable {
      * RFC 5040 §7.2 / RFC 5042 §5 checks of the buffer a queue-1 request names -- a Read Request's
      * source, an RFC 7306 atomic's target, a commit draft request's target -- in the order the
      * Terminate reports them: valid STag with its key, this QP's PD (or a window bound to this QP),
-     * the right, no TO wrap, in bounds.
+     * the right, no TO wrap, in bounds. Like siw's {@code siw_check_mem} it knows the QP only by its
+     * PD and number, and returns the error as a value.
      *
+     * @param pd      the PD of the QP the request arrived on
+     * @param qpId    the number of that QP (a window must be bound to it)
+     * @param stag    the STag the request names
+     * @param to      the TO the request names
+     * @param size    bytes the request reads or writes (positive)
      * @param allOf   the rights the request needs, every one of them
      * @param anyOf   rights of which the request needs at least one, or 0
      * @param enabled whether the QP allows the operation at all (inbound Reads / Writes); false is an
      *                access violation like a missing right
      * @return null when allowed, else the RDMAP error
      */
-    RdmapError checkRequestTarget(SoftQueuePair qp, int stag, long to, long size, int allOf, int anyOf,
-                                  boolean enabled) {
+    RdmapError checkRequestTarget(SoftProtectionDomain pd, int qpId, int stag, long to, long size, int allOf,
+                                  int anyOf, boolean enabled) {
         StagEntry e = stag >>> 8 == 0 ? null : lookup(stag);
         StagBinding b = e == null ? null : e.binding;
         if (b == null || b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
             return RdmapError.INVALID_STAG;
         }
-        if (e instanceof SoftMemoryWindow ? b.qpId() != qp.id() : b.pd() != qp.pd()) {
+        if (e instanceof SoftMemoryWindow ? b.qpId() != qpId : b.pd() != pd) {
             return RdmapError.STAG_NOT_ASSOCIATED;
         }
         if (!enabled || !AccessRights.has(b.rights(), allOf) || anyOf != 0 && (b.rights() & anyOf) == 0) {

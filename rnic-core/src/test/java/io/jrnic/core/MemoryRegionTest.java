@@ -223,7 +223,7 @@ class MemoryRegionTest extends VerbsFixture {
                 assertThat(t.checkLocal(0x01, phys.address(), 1, priv.pd(), true, LOCAL_READ))
                         .isEqualTo(WorkCompletionStatus.INVALID_STAG);
                 // never remote
-                assertThat(t.checkRequestTarget(priv, 0, phys.address(), 1, REMOTE_READ, 0, true))
+                assertThat(t.checkRequestTarget(priv.pd(), priv.id(), 0, phys.address(), 1, REMOTE_READ, 0, true))
                         .isEqualTo(io.jrnic.rdmap.RdmapError.INVALID_STAG);
                 assertThat(t.lookupValid(0)).isNull(); // the tagged placement path finds nothing either
                 // STag 0 as input to memory verbs

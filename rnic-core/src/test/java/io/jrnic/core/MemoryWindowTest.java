@@ -207,7 +207,7 @@ class MemoryWindowTest extends VerbsFixture {
         owner.postSend(new SendWorkRequest().wrId(3).opcode(Opcode.INVALIDATE_LOCAL_STAG).invalidateStag(w2.stag()));
         assertThat(w2.query().state()).isEqualTo(StagState.INVALID);
         assertThat(w2.query().pdId()).isEqualTo(pd.id());
-        assertThat(rnic.stags.checkRequestTarget(owner, w2.stag(), mem.address(), 1, REMOTE_READ, 0, true))
+        assertThat(rnic.stags.checkRequestTarget(owner.pd(), owner.id(), w2.stag(), mem.address(), 1, REMOTE_READ, 0, true))
                 .isEqualTo(RdmapError.INVALID_STAG); // V-MW-34
         // invalidating an Invalid window needs only the PD to match
         owner.postSend(new SendWorkRequest().wrId(4).opcode(Opcode.INVALIDATE_LOCAL_STAG).invalidateStag(w2.stag()));
@@ -222,7 +222,7 @@ class MemoryWindowTest extends VerbsFixture {
         // rebind after invalidate (V-MW-33)
         owner.postSend(bind(w2, 5, mr, mem.address(), 16, AddressType.VA_BASED, REMOTE_READ));
         assertThat(w2.query().stag() & 0xFF).isEqualTo(5);
-        assertThat(rnic.stags.checkRequestTarget(owner, w2.stag() & ~0xFF | 4, mem.address(), 1, REMOTE_READ, 0, true))
+        assertThat(rnic.stags.checkRequestTarget(owner.pd(), owner.id(), w2.stag() & ~0xFF | 4, mem.address(), 1, REMOTE_READ, 0, true))
                 .isEqualTo(RdmapError.INVALID_STAG); // V-MW-25: old key fails
     }
 
@@ -234,7 +234,7 @@ class MemoryWindowTest extends VerbsFixture {
         assertStatus(qp::close, VerbsStatus.MWS_STILL_BOUND_TO_QP);
         assertThat(qp.state()).isEqualTo(QpState.RTS);
         mw.close();
-        assertThat(rnic.stags.checkRequestTarget(qp, stag, mem.address(), 1, REMOTE_READ, 0, true))
+        assertThat(rnic.stags.checkRequestTarget(qp.pd(), qp.id(), stag, mem.address(), 1, REMOTE_READ, 0, true))
                 .isEqualTo(RdmapError.INVALID_STAG);
         assertThat(mr.query().boundWindows()).isZero();
         assertStatus(mw::close, VerbsStatus.INVALID_STAG_INDEX);
