@@ -3,6 +3,7 @@ package io.jrnic.core;
 import io.jrnic.api.AccessRights;
 import io.jrnic.api.AddressType;
 import io.jrnic.api.ProtectionDomain;
+import io.jrnic.api.ResourceQuota;
 import io.jrnic.api.StagState;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
@@ -21,13 +22,26 @@ import java.util.Objects;
  * "physical buffer list" of a region is the native address range of its {@link MemorySegment};
  * its pages (of {@link io.jrnic.api.RnicConfig#pageSize()}) are the PBL entries.
  *
- * <p>Thread safety: every state change runs under {@link SoftRnic#memoryLock}.
+ * <p>It knows the RNIC only as its {@link MemoryOwner} (open check, arena) and a QP only as a
+ * {@link QpMemoryView}: memory is the lowest layer of rnic-core (issue 10).
+ *
+ * <p>Thread safety: every STag state change runs under {@link #lock}, which this class owns; so do
+ * the region and window counts, the {@link SoftProtectionDomain.MemoryLedger ledger}, the fields of
+ * {@link SoftMemoryRegion} and {@link SoftMemoryWindow} other than their binding, and the bound
+ * window count of each QP ({@link QpMemoryView#addBoundWindows}). Lock order: QP lock, then
+ * {@link #lock}.
  */
 final class MemoryManager {
     /** A thread that never runs, so it owns no confined arena (see {@link #accessibleFromAnyThread}). */
     private static final Thread NO_OWNER = Thread.ofVirtual().unstarted(() -> { });
 
-    private final SoftRnic rnic;
+    /** The RNIC's memory lock: guards every STag state change (see the class comment). */
+    final Object lock = new Object();
+    /** Per-PD memory accounting, present only with a memory quota (R-SEC-024); guarded by {@link #lock}. */
+    final SoftProtectionDomain.MemoryLedger ledger;
+    /** The per-PD quota the {@link #ledger} enforces. */
+    final ResourceQuota pdQuota;
+    private final MemoryOwner owner;
     private final StagTable table;
     private final long pageSize;
     private final int maxPblEntries;
@@ -36,13 +50,62 @@ final class MemoryManager {
     private int regions;
     private int windows;
 
-    MemoryManager(SoftRnic rnic, StagTable table, long pageSize, int maxPblEntries, int maxMrs, int maxMws) {
-        this.rnic = rnic;
+    /**
+     * Creates the memory manager of one RNIC.
+     *
+     * @param owner         the RNIC: open check and arena
+     * @param table         the RNIC's STag table
+     * @param pageSize      page size (a power of two), the PBL entry size
+     * @param maxPblEntries PBL entries a region may have
+     * @param maxMrs        regions the RNIC may hold
+     * @param maxMws        windows the RNIC may hold
+     * @param pdQuota       per-PD quota; a {@link #ledger} is kept only when it limits memory
+     */
+    MemoryManager(MemoryOwner owner, StagTable table, long pageSize, int maxPblEntries, int maxMrs, int maxMws,
+                  ResourceQuota pdQuota) {
+        this.owner = owner;
         this.table = table;
         this.pageSize = pageSize;
         this.maxPblEntries = maxPblEntries;
         this.maxMrs = maxMrs;
         this.maxMws = maxMws;
+        this.pdQuota = pdQuota;
+        this.ledger = pdQuota.limitsMemory() ? new SoftProtectionDomain.MemoryLedger() : null;
+    }
+
+    /**
+     * Throws when the RNIC is closed ({@link MemoryOwner#checkOpen()}).
+     */
+    void checkOpen() {
+        owner.checkOpen();
+    }
+
+    /**
+     * Memory for a region the RNIC allocates itself, page aligned, from the RNIC's arena.
+     *
+     * @param byteSize bytes
+     * @return the memory
+     */
+    MemorySegment allocate(long byteSize) {
+        return owner.allocateMemory(byteSize, pageSize);
+    }
+
+    /**
+     * Page size: the size of a PBL entry.
+     *
+     * @return bytes
+     */
+    long pageSize() {
+        return pageSize;
+    }
+
+    /**
+     * PBL entries a region may have.
+     *
+     * @return the limit
+     */
+    int maxPblEntries() {
+        return maxPblEntries;
     }
 
     static VerbsException error(VerbsStatus status, String message) {
@@ -107,8 +170,8 @@ final class MemoryManager {
         return key;
     }
 
-    private static SoftProtectionDomain pdOf(SoftRnic rnic, ProtectionDomain pd) {
-        if (!(pd instanceof SoftProtectionDomain spd) || spd.rnic != rnic || spd.closed) {
+    private SoftProtectionDomain pdOf(ProtectionDomain pd) {
+        if (!(pd instanceof SoftProtectionDomain spd) || spd.manager != this || spd.closed) {
             throw error(VerbsStatus.INVALID_PD_ID, "PD " + pd + " is not an allocated PD of this RNIC");
         }
         return spd;
@@ -177,12 +240,12 @@ final class MemoryManager {
                               long va, boolean remoteAccess, VerifyHash verifyHash) {
         Objects.requireNonNull(verifyHash, "verifyHash");
         checkKey(key);
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
-            pdOf(rnic, pd);
+        synchronized (lock) {
+            checkOpen();
+            pdOf(pd);
             validate(memory, rights, type, va, remoteAccess);
             int index = reserveRegionIndex();
-            SoftMemoryRegion mr = new SoftMemoryRegion(rnic, index, validBinding(key, pd, rights, type, va, memory, verifyHash),
+            SoftMemoryRegion mr = new SoftMemoryRegion(this, index, validBinding(key, pd, rights, type, va, memory, verifyHash),
                     remoteAccess, (int) pblEntries(memory));
             pd.users.incrementAndGet();
             table.publish(mr);
@@ -192,14 +255,14 @@ final class MemoryManager {
 
     /** Allocate Non-Shared Memory Region STag (Verbs §7.3.2.1): Invalid until Fast-Register. */
     SoftMemoryRegion allocateStag(SoftProtectionDomain pd, int maxPbl, boolean remoteAccess) {
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
-            pdOf(rnic, pd);
+        synchronized (lock) {
+            checkOpen();
+            pdOf(pd);
             if (maxPbl < 1 || maxPbl > maxPblEntries) {
                 throw error(VerbsStatus.INVALID_LENGTH, "PBL size " + maxPbl + " outside 1.." + maxPblEntries);
             }
             int index = reserveRegionIndex();
-            SoftMemoryRegion mr = new SoftMemoryRegion(rnic, index, StagBinding.invalid(0, pd), remoteAccess, maxPbl);
+            SoftMemoryRegion mr = new SoftMemoryRegion(this, index, StagBinding.invalid(0, pd), remoteAccess, maxPbl);
             pd.users.incrementAndGet();
             table.publish(mr);
             return mr;
@@ -211,9 +274,9 @@ final class MemoryManager {
                                     AddressType type, long va, VerifyHash verifyHash) {
         Objects.requireNonNull(verifyHash, "verifyHash");
         checkKey(key);
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
-            pdOf(rnic, pd);
+        synchronized (lock) {
+            checkOpen();
+            pdOf(pd);
             StagEntry e = table.lookup(existingStag);
             if (!(e instanceof SoftMemoryRegion existing)) {
                 throw error(VerbsStatus.INVALID_STAG_INDEX, "0x" + Integer.toHexString(existingStag)
@@ -230,7 +293,7 @@ final class MemoryManager {
             boolean remote = (rights & AccessRights.REMOTE_MASK) != 0;
             validate(b.memory(), rights, type, va, remote);
             int index = reserveRegionIndex();
-            SoftMemoryRegion mr = new SoftMemoryRegion(rnic, index, validBinding(key, pd, rights, type, va, b.memory(),
+            SoftMemoryRegion mr = new SoftMemoryRegion(this, index, validBinding(key, pd, rights, type, va, b.memory(),
                     verifyHash),
                     remote, existing.maxPblEntries);
             mr.shared = true;
@@ -259,8 +322,8 @@ final class MemoryManager {
     private int reregisterLocked(SoftMemoryRegion mr, ProtectionDomain newPd, MemorySegment memory, int rights,
                                  int key, AddressType type, long va, boolean remoteAccess, VerifyHash verifyHash) {
         checkKey(key);
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
+        synchronized (lock) {
+            checkOpen();
             StagBinding old = mr.binding;
             if (old.state() == StagState.FREE || mr.shared) {
                 throw error(VerbsStatus.INVALID_STAG_INDEX, "only a Non-Shared region can be reregistered (V-MR-47)");
@@ -270,7 +333,7 @@ final class MemoryManager {
             }
             SoftProtectionDomain pd;
             try {
-                pd = pdOf(rnic, newPd);
+                pd = pdOf(newPd);
                 validate(memory, rights, type, va, remoteAccess);
             } catch (VerbsException | NullPointerException ex) {
                 // V-MR-51: any other failure deallocates the region and registers nothing
@@ -292,8 +355,8 @@ final class MemoryManager {
      * more (R-SEC-016).
      */
     void deallocate(SoftMemoryRegion mr) {
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
+        synchronized (lock) {
+            checkOpen();
             if (mr.binding.state() == StagState.FREE) {
                 throw error(VerbsStatus.INVALID_STAG_INDEX, "region already deallocated");
             }
@@ -316,9 +379,9 @@ final class MemoryManager {
 
     /** Allocate Memory Window (Verbs §7.10.1). */
     SoftMemoryWindow allocateWindow(SoftProtectionDomain pd) {
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
-            pdOf(rnic, pd);
+        synchronized (lock) {
+            checkOpen();
+            pdOf(pd);
             if (windows >= maxMws) {
                 throw error(VerbsStatus.INSUFFICIENT_RESOURCES, "RNIC window limit " + maxMws + " reached");
             }
@@ -327,7 +390,7 @@ final class MemoryManager {
                 throw error(VerbsStatus.INSUFFICIENT_RESOURCES, "STag table full");
             }
             windows++;
-            SoftMemoryWindow mw = new SoftMemoryWindow(rnic, index, pd);
+            SoftMemoryWindow mw = new SoftMemoryWindow(this, index, pd);
             pd.users.incrementAndGet();
             table.publish(mw);
             return mw;
@@ -344,8 +407,8 @@ final class MemoryManager {
     }
 
     private void deallocateLocked(SoftMemoryWindow mw) {
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
+        synchronized (lock) {
+            checkOpen();
             StagBinding b = mw.binding;
             if (b.state() == StagState.FREE) {
                 throw error(VerbsStatus.INVALID_STAG_INDEX, "window already deallocated");
@@ -363,7 +426,7 @@ final class MemoryManager {
         StagBinding b = mw.binding;
         if (b.state() == StagState.VALID) {
             b.parent().boundWindows--;
-            mw.boundQp.boundWindows--;
+            mw.boundQp.addBoundWindows(-1);
             mw.boundQp = null;
         }
     }
@@ -371,16 +434,22 @@ final class MemoryManager {
     /**
      * Fast-Register work request (Verbs §7.3.2.5, Figure 23 Fast-Register errors).
      *
-     * @param qp the processing QP
-     * @param w  the WQE
+     * @param qp          the processing QP
+     * @param regionStag  the region's STag: index of an Invalid region, new key
+     * @param memory      the memory to map (the PBL)
+     * @param va          the virtual address of its first byte (VA-based)
+     * @param addressType VA-based or zero-based
+     * @param rights      the access rights
+     * @param verifyHash  the region's Verify hash, null for the default (C-VERIFY-002)
      * @return null on success, else the completion status
      */
-    WorkCompletionStatus fastRegister(SoftQueuePair qp, SendWqe w) {
+    WorkCompletionStatus fastRegister(QpMemoryView qp, int regionStag, MemorySegment memory, long va,
+                                      AddressType addressType, int rights, VerifyHash verifyHash) {
         if (!qp.privileged()) {
             return WorkCompletionStatus.QP_NOT_PRIVILEGED; // V-MR-67
         }
-        synchronized (rnic.memoryLock) {
-            StagEntry e = table.lookup(w.regionStag);
+        synchronized (lock) {
+            StagEntry e = table.lookup(regionStag);
             if (!(e instanceof SoftMemoryRegion mr) || mr.shared) {
                 return WorkCompletionStatus.INVALID_STAG; // V-MR-63: STag 0, windows, Shared regions
             }
@@ -394,11 +463,9 @@ final class MemoryManager {
             if (b.state() != StagState.INVALID) {
                 return WorkCompletionStatus.STAG_NOT_INVALID; // V-MR-64
             }
-            MemorySegment memory = w.fastRegisterMemory;
             if (memory == null || !memory.isNative() || !accessibleFromAnyThread(memory)) {
                 return WorkCompletionStatus.INVALID_PBL_ENTRY; // a confined arena is refused at PostSQ already
             }
-            int rights = w.accessRights;
             if (!AccessRights.isValidRegionCombination(rights)
                     || ((rights & AccessRights.REMOTE_MASK) != 0 && !mr.remoteAccess)
                     || (AccessRights.has(rights, AccessRights.FLUSHABLE_PERSISTENT) && !memory.isMapped())) {
@@ -410,14 +477,13 @@ final class MemoryManager {
             if (pblEntries(memory) > mr.maxPblEntries) {
                 return WorkCompletionStatus.PBL_TOO_LONG; // V-MR-65
             }
-            long va = w.fastRegisterVirtualAddress;
-            if (w.addressType == AddressType.VA_BASED
+            if (addressType == AddressType.VA_BASED
                     && ((va & (pageSize - 1)) != (memory.address() & (pageSize - 1))
                     || (memory.byteSize() > 0 && StagBinding.wraps(va, memory.byteSize())))) {
                 return WorkCompletionStatus.INVALID_VIRTUAL_ADDRESS;
             }
-            mr.binding = validBinding(w.regionStag & 0xFF, b.pd(), rights, w.addressType, va, memory,
-                    w.verifyHash == null ? VerifyHash.SHA_256 : w.verifyHash); // C-VERIFY-002
+            mr.binding = validBinding(regionStag & 0xFF, b.pd(), rights, addressType, va, memory,
+                    verifyHash == null ? VerifyHash.SHA_256 : verifyHash); // C-VERIFY-002
             return null;
         }
     }
@@ -425,16 +491,22 @@ final class MemoryManager {
     /**
      * Bind Memory Window work request, with every check of Verbs §7.10.6.1 (V-MW-39).
      *
-     * @param qp the processing QP
-     * @param w  the WQE
+     * @param qp          the processing QP
+     * @param windowStag  the window's STag: index of an Invalid window, new key
+     * @param regionStag  the region to bind to
+     * @param va          the window's first byte, a VA inside the region
+     * @param len         the window's length
+     * @param addressType VA-based or zero-based
+     * @param rights      the window's access rights
      * @return null on success, else the completion status
      */
-    WorkCompletionStatus bind(SoftQueuePair qp, SendWqe w) {
+    WorkCompletionStatus bind(QpMemoryView qp, int windowStag, int regionStag, long va, long len,
+                              AddressType addressType, int rights) {
         if (!qp.bindWindows()) {
             return WorkCompletionStatus.ACCESS_VIOLATION; // V-MW-12: QP without Bind enable
         }
-        synchronized (rnic.memoryLock) {
-            StagEntry we = table.lookup(w.windowStag);
+        synchronized (lock) {
+            StagEntry we = table.lookup(windowStag);
             if (!(we instanceof SoftMemoryWindow mw) || mw.binding.state() == StagState.FREE) {
                 return WorkCompletionStatus.INVALID_WINDOW;
             }
@@ -445,15 +517,15 @@ final class MemoryManager {
             if (wb.pd() != qp.pd()) {
                 return WorkCompletionStatus.INVALID_PD_ID; // V-MW-10
             }
-            if (w.regionStag >>> 8 == 0) {
+            if (regionStag >>> 8 == 0) {
                 return WorkCompletionStatus.INVALID_REGION; // V-MW-9: STag 0
             }
-            StagEntry re = table.lookup(w.regionStag);
+            StagEntry re = table.lookup(regionStag);
             if (!(re instanceof SoftMemoryRegion mr)) {
                 return WorkCompletionStatus.INVALID_REGION;
             }
             StagBinding rb = mr.binding;
-            if (rb.state() != StagState.VALID || rb.key() != (w.regionStag & 0xFF)) {
+            if (rb.state() != StagState.VALID || rb.key() != (regionStag & 0xFF)) {
                 return WorkCompletionStatus.INVALID_REGION;
             }
             if (rb.pd() != qp.pd()) {
@@ -465,11 +537,9 @@ final class MemoryManager {
             if (rb.addressType() == AddressType.ZERO_BASED) {
                 return WorkCompletionStatus.INVALID_REGION; // V-MR-100, Figure 19
             }
-            if (!AccessRights.isValidWindowCombination(w.accessRights, rb.rights())) {
+            if (!AccessRights.isValidWindowCombination(rights, rb.rights())) {
                 return WorkCompletionStatus.ACCESS_VIOLATION; // Figure 20
             }
-            long va = w.bindVirtualAddress;
-            long len = w.bindLength;
             if (len < 0) {
                 return WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION;
             }
@@ -481,12 +551,12 @@ final class MemoryManager {
                 return WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION; // V-MW-13
             }
             MemorySegment slice = rb.memory().asSlice(rb.offsetOf(va), len);
-            long base = w.addressType == AddressType.ZERO_BASED ? 0 : va;
+            long base = addressType == AddressType.ZERO_BASED ? 0 : va;
             mr.boundWindows++;
-            qp.boundWindows++;
+            qp.addBoundWindows(1);
             mw.boundQp = qp;
-            mw.binding = new StagBinding(w.windowStag & 0xFF, StagState.VALID, qp.pd(), qp.id(), w.accessRights,
-                    w.addressType, base, len, slice, mr, rb.verifyHash()); // a window verifies with its region's hash
+            mw.binding = new StagBinding(windowStag & 0xFF, StagState.VALID, qp.pd(), qp.id(), rights,
+                    addressType, base, len, slice, mr, rb.verifyHash()); // a window verifies with its region's hash
             return null;
         }
     }
@@ -500,10 +570,10 @@ final class MemoryManager {
      * @param stag the STag to invalidate
      * @return null on success, else the completion status
      */
-    WorkCompletionStatus invalidateLocal(SoftQueuePair qp, int stag) {
+    WorkCompletionStatus invalidateLocal(QpMemoryView qp, int stag) {
         WorkCompletionStatus st;
         StagEntry revoked;
-        synchronized (rnic.memoryLock) {
+        synchronized (lock) {
             st = invalidateLocalLocked(qp, stag);
             revoked = st == null ? table.lookup(stag) : null;
         }
@@ -513,8 +583,8 @@ final class MemoryManager {
         return st;
     }
 
-    private WorkCompletionStatus invalidateLocalLocked(SoftQueuePair qp, int stag) {
-        synchronized (rnic.memoryLock) {
+    private WorkCompletionStatus invalidateLocalLocked(QpMemoryView qp, int stag) {
+        synchronized (lock) {
             if (stag >>> 8 == 0) {
                 return WorkCompletionStatus.INVALID_STAG; // V-MR-26: STag 0 is always Valid
             }
@@ -559,10 +629,10 @@ final class MemoryManager {
      * @param stag the STag named by the peer
      * @return null on success, else why it was refused (completion status and Terminate code)
      */
-    InvalidateRefusal invalidateRemote(SoftQueuePair qp, int stag) {
+    InvalidateRefusal invalidateRemote(QpMemoryView qp, int stag) {
         InvalidateRefusal refusal;
         StagEntry revoked;
-        synchronized (rnic.memoryLock) {
+        synchronized (lock) {
             refusal = invalidateRemoteLocked(qp, stag);
             revoked = refusal == null ? table.lookup(stag) : null;
         }
@@ -573,8 +643,8 @@ final class MemoryManager {
         return refusal;
     }
 
-    private InvalidateRefusal invalidateRemoteLocked(SoftQueuePair qp, int stag) {
-        synchronized (rnic.memoryLock) {
+    private InvalidateRefusal invalidateRemoteLocked(QpMemoryView qp, int stag) {
+        synchronized (lock) {
             StagEntry e = stag >>> 8 == 0 ? null : table.lookup(stag);
             if (e == null || e.binding.state() == StagState.FREE) {
                 return InvalidateRefusal.UNKNOWN_STAG; // includes STag 0 (V-MR-26)

@@ -11,22 +11,34 @@ import java.util.ArrayDeque;
  * posting and consuming allocate nothing. A WQE returns to the pool once its completion entry is
  * written; its slot in the depth accounting is released when that entry is polled.
  *
+ * <p>As a QP's private RQ it is the QP's {@link ReceiveSource} itself; inside an S-RQ its WQEs
+ * name the S-RQ as their source, so that they go back through the S-RQ's accounting.
+ *
  * <p>Thread safety: not thread safe; guarded by the owning QP's or S-RQ's lock.
  */
-final class ReceiveQueue {
+final class ReceiveQueue implements ReceiveSource<Object> {
     final WorkQueueAccount account = new WorkQueueAccount();
     private final ArrayDeque<ReceiveWqe> free;
     private final ArrayDeque<ReceiveWqe> posted;
     private final int maxSge;
     private final SoftProtectionDomain pd;
-    private final SoftSharedReceiveQueue srq;
+    private final ReceiveSource<?> source;
     private int depth;
     private int pooled;
 
-    ReceiveQueue(int depth, int maxSge, SoftProtectionDomain pd, SoftSharedReceiveQueue srq) {
+    /**
+     * Creates a queue with {@code depth} preallocated WQEs.
+     *
+     * @param depth  the depth
+     * @param maxSge SGEs per WQE
+     * @param pd     the PD the WQEs' SGEs are checked against (V-SRQ-26)
+     * @param source the source the WQEs go back to: the S-RQ that holds this queue, or null for a
+     *               QP's private RQ (then this queue itself)
+     */
+    ReceiveQueue(int depth, int maxSge, SoftProtectionDomain pd, ReceiveSource<?> source) {
         this.maxSge = maxSge;
         this.pd = pd;
-        this.srq = srq;
+        this.source = source == null ? this : source;
         this.free = new ArrayDeque<>(depth);
         this.posted = new ArrayDeque<>(depth);
         grow(depth);
@@ -90,7 +102,7 @@ final class ReceiveQueue {
         w.copyFrom(wr);
         w.pd = pd;
         w.account = account;
-        w.srq = srq;
+        w.source = source;
         account.acquire();
         posted.addLast(w);
         return w;
@@ -106,6 +118,17 @@ final class ReceiveQueue {
     }
 
     /**
+     * A private RQ has one consumer: the same as {@link #take()}.
+     *
+     * @param consumer ignored
+     * @return the WQE or null when none is posted
+     */
+    @Override
+    public ReceiveWqe take(Object consumer) {
+        return take();
+    }
+
+    /**
      * Removes every posted WQE, oldest first, handing each to {@code sink}.
      *
      * @param sink receives each WQE
@@ -118,11 +141,12 @@ final class ReceiveQueue {
     }
 
     /**
-     * Returns a WQE whose completion entry was written.
+     * Returns a WQE whose completion entry was written to the pool.
      *
      * @param w the WQE
      */
-    void recycle(ReceiveWqe w) {
+    @Override
+    public void recycle(ReceiveWqe w) {
         free.addLast(w);
     }
 

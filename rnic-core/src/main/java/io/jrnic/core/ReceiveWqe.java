@@ -13,8 +13,8 @@ public final class ReceiveWqe extends WorkQueueElement {
     SoftProtectionDomain pd;
     /** Account released when this WQE's completion is polled. */
     WorkQueueAccount account;
-    /** The S-RQ it came from, or null for a private RQ. */
-    SoftSharedReceiveQueue srq;
+    /** The queue it was posted to, which takes it back ({@link ReceiveSource#recycle}): an RQ or an S-RQ. */
+    ReceiveSource<?> source;
     boolean done;
     io.jrnic.api.WorkCompletionStatus status;
     int byteLength;

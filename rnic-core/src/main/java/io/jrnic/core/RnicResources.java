@@ -8,7 +8,7 @@ import java.util.Set;
 /**
  * The RNIC-wide collaborators of the Verbs objects (queue pairs, CQs, S-RQs) and of the connection
  * manager, handed to each at creation: the configuration, the event dispatcher, the STag table and
- * memory manager, the persistence executor, and the {@link Owner} that the objects tell when they
+ * memory manager (whose lock guards STag state), the persistence executor, and the {@link Owner} that the objects tell when they
  * go. The objects hold this, never the RNIC itself, so that they sit below it: the RNIC wires them
  * together and is the only class that knows them all (docs/architecture.md).
  *
@@ -19,12 +19,11 @@ import java.util.Set;
  * @param events      delivers asynchronous events and completion notifications outside the locks
  * @param stags       the STag table (RFC 5040 §8.1.1)
  * @param memory      registration, windows, fast-register and invalidation (Verbs ch. 7)
- * @param memoryLock  guards STag state
  * @param persistence runs the commit draft's forces to persistence off the event loops
  * @param owner       the RNIC's side: lifecycle and resource bookkeeping
  */
-public record RnicResources(RnicConfig config, Set<RnicExtension> extensions, EventDispatcher events, StagTable stags, MemoryManager memory,
-                            Object memoryLock, PersistenceExecutor persistence, Owner owner) {
+public record RnicResources(RnicConfig config, Set<RnicExtension> extensions, EventDispatcher events,
+                            StagTable stags, MemoryManager memory, PersistenceExecutor persistence, Owner owner) {
     /**
      * The RNIC as its Verbs objects see it: whether it is open, and where a destroyed object is
      * unregistered. Owned here (below the RNIC) so that the calls upward need no RNIC type.

@@ -14,7 +14,8 @@ import java.lang.foreign.MemorySegment;
  * it keeps what survives invalidation (§7.8): the Remote Access Flag and the PBL size, plus
  * whether it is Shared and how many windows are bound to it.
  *
- * <p>Thread safety: thread safe; mutations happen in {@link MemoryManager} under the RNIC memory lock.
+ * <p>Thread safety: thread safe; mutations happen in {@link MemoryManager} under its
+ * {@link MemoryManager#lock}, which also guards the fields other than the binding.
  */
 final class SoftMemoryRegion extends StagEntry implements MemoryRegion {
     boolean shared;
@@ -24,8 +25,8 @@ final class SoftMemoryRegion extends StagEntry implements MemoryRegion {
     /** Placements in progress into this STag's memory; revocations wait for them (R-SEC-016). */
     final StagBinding.Fence fence = new StagBinding.Fence();
 
-    SoftMemoryRegion(SoftRnic rnic, int index, StagBinding binding, boolean remoteAccess, int maxPblEntries) {
-        super(rnic, index, binding);
+    SoftMemoryRegion(MemoryManager manager, int index, StagBinding binding, boolean remoteAccess, int maxPblEntries) {
+        super(manager, index, binding);
         this.remoteAccess = remoteAccess;
         this.maxPblEntries = maxPblEntries;
     }
@@ -37,8 +38,8 @@ final class SoftMemoryRegion extends StagEntry implements MemoryRegion {
 
     @Override
     public MemoryRegionAttributes query() {
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
+        synchronized (manager.lock) {
+            manager.checkOpen();
             StagBinding b = binding;
             if (b.state() == StagState.FREE) {
                 throw MemoryManager.error(io.jrnic.api.VerbsStatus.INVALID_STAG_INDEX, "region was deallocated");
@@ -51,13 +52,13 @@ final class SoftMemoryRegion extends StagEntry implements MemoryRegion {
     @Override
     public int reregister(ProtectionDomain pd, MemorySegment memory, int accessRights, int key,
                           AddressType addressType, long virtualAddress, boolean remoteAccess, VerifyHash verifyHash) {
-        return rnic.memory.reregister(this, pd, memory, accessRights, key, addressType, virtualAddress, remoteAccess,
+        return manager.reregister(this, pd, memory, accessRights, key, addressType, virtualAddress, remoteAccess,
                 verifyHash);
     }
 
     @Override
     public void close() {
-        rnic.memory.deallocate(this);
+        manager.deallocate(this);
     }
 
     @Override

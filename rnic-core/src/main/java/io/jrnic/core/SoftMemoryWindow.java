@@ -9,24 +9,26 @@ import io.jrnic.api.VerbsStatus;
  * A memory window in the STag table (Verbs 1.0 §7.10). While Valid its binding names the QP it
  * is bound to and the parent region; while Invalid it belongs to a PD.
  *
- * <p>Thread safety: thread safe; mutations happen in {@link MemoryManager} under the RNIC memory lock.
+ * <p>Thread safety: thread safe; mutations happen in {@link MemoryManager} under its
+ * {@link MemoryManager#lock}, which also guards {@link #boundQp}.
  */
 final class SoftMemoryWindow extends StagEntry implements MemoryWindow {
     /** The PD given at allocation, charged for the window's lifetime (Deallocate PD checks it). */
     final SoftProtectionDomain allocationPd;
-    SoftQueuePair boundQp;
+    /** The QP the window is bound to while Valid, else null. */
+    QpMemoryView boundQp;
     /** Placements in progress into this STag's memory; revocations wait for them (R-SEC-016). */
     final StagBinding.Fence fence = new StagBinding.Fence();
 
-    SoftMemoryWindow(SoftRnic rnic, int index, SoftProtectionDomain pd) {
-        super(rnic, index, StagBinding.invalid(0, pd));
+    SoftMemoryWindow(MemoryManager manager, int index, SoftProtectionDomain pd) {
+        super(manager, index, StagBinding.invalid(0, pd));
         this.allocationPd = pd;
     }
 
     @Override
     public MemoryWindowAttributes query() {
-        synchronized (rnic.memoryLock) {
-            rnic.checkOpen();
+        synchronized (manager.lock) {
+            manager.checkOpen();
             StagBinding b = binding;
             if (b.state() == StagState.FREE) {
                 throw MemoryManager.error(VerbsStatus.INVALID_STAG_INDEX, "window was deallocated");
@@ -38,7 +40,7 @@ final class SoftMemoryWindow extends StagEntry implements MemoryWindow {
 
     @Override
     public void close() {
-        rnic.memory.deallocate(this);
+        manager.deallocate(this);
     }
 
     @Override

@@ -22,14 +22,18 @@ import java.util.function.Supplier;
  * A protection domain (Verbs 1.0 §5.2). It counts the QPs, S-RQs, regions and windows that use
  * it so that Deallocate PD can refuse while any remains (V-PD-15), and it is the consumer the
  * per-PD {@link ResourceQuota} applies to (RFC 5040 §8.1.2 item 6, docs/verbs.md "Fair share"):
- * QPs and S-RQs are counted here by {@link SoftRnic}, regions, windows and registered bytes by the
- * RNIC's {@link MemoryLedger} when a memory quota is set.
+ * QPs and S-RQs are counted here by the RNIC that creates them, regions, windows and registered
+ * bytes by the {@link MemoryManager}'s {@link MemoryLedger} when a memory quota is set. The PD
+ * knows the RNIC only as its {@link ProtectionDomainOwner}: QPs, S-RQs and Deallocate PD are
+ * handed up to it, memory verbs down to the {@link MemoryManager} (issue 10).
  *
- * <p>Thread safety: thread safe. {@link #qps} and {@link #srqs} are guarded by
- * {@link SoftRnic#resourceLock}; the ledger by {@link SoftRnic#memoryLock}.
+ * <p>Thread safety: thread safe. {@link #qps}, {@link #srqs} and {@link #closed} are written under
+ * the owner's resource lock; the ledger is guarded by {@link MemoryManager#lock}.
  */
 final class SoftProtectionDomain implements ProtectionDomain {
-    final SoftRnic rnic;
+    /** The memory manager of the RNIC: memory verbs, open check, quota ledger. */
+    final MemoryManager manager;
+    private final ProtectionDomainOwner owner;
     private final int id;
     final AtomicInteger users = new AtomicInteger();
     volatile boolean closed;
@@ -38,8 +42,9 @@ final class SoftProtectionDomain implements ProtectionDomain {
     /** S-RQs created in this PD and not destroyed (quota {@link ResourceQuota#maxSrqs()}). */
     int srqs;
 
-    SoftProtectionDomain(SoftRnic rnic, int id) {
-        this.rnic = rnic;
+    SoftProtectionDomain(MemoryManager manager, ProtectionDomainOwner owner, int id) {
+        this.manager = manager;
+        this.owner = owner;
         this.id = id;
     }
 
@@ -49,7 +54,7 @@ final class SoftProtectionDomain implements ProtectionDomain {
     }
 
     void checkUsable() {
-        rnic.checkOpen();
+        manager.checkOpen();
         if (closed) {
             throw new VerbsException(VerbsStatus.INVALID_PD_ID, "PD " + id + " was deallocated");
         }
@@ -75,7 +80,7 @@ final class SoftProtectionDomain implements ProtectionDomain {
                                        long virtualAddress, boolean remoteAccess, VerifyHash verifyHash) {
         checkUsable();
         long bytes = memory == null ? 0 : memory.byteSize();
-        return charged(1, 0, bytes, 0, false, () -> rnic.memory.register(this, memory, accessRights, key, addressType,
+        return charged(1, 0, bytes, 0, false, () -> manager.register(this, memory, accessRights, key, addressType,
                 virtualAddress, remoteAccess, verifyHash));
     }
 
@@ -84,8 +89,8 @@ final class SoftProtectionDomain implements ProtectionDomain {
         checkUsable();
         // checked before the RNIC's arena gives memory away, and again atomically with the registration
         charged(1, 0, length, 0, false, () -> null);
-        MemorySegment memory = rnic.allocateMemory(length, rnic.pageSize());
-        return charged(1, 0, length, 0, false, () -> rnic.memory.register(this, memory, accessRights, key,
+        MemorySegment memory = manager.allocate(length);
+        return charged(1, 0, length, 0, false, () -> manager.register(this, memory, accessRights, key,
                 addressType, memory.address(), (accessRights & io.jrnic.api.AccessRights.REMOTE_MASK) != 0,
                 VerifyHash.SHA_256));
     }
@@ -93,12 +98,12 @@ final class SoftProtectionDomain implements ProtectionDomain {
     @Override
     public MemoryRegion allocateRegionStag(int maxPblEntries, boolean remoteAccess) {
         checkUsable();
-        if (maxPblEntries < 1 || maxPblEntries > rnic.config().maxPblEntries()) {
-            return rnic.memory.allocateStag(this, maxPblEntries, remoteAccess); // INVALID_LENGTH first
+        if (maxPblEntries < 1 || maxPblEntries > manager.maxPblEntries()) {
+            return manager.allocateStag(this, maxPblEntries, remoteAccess); // INVALID_LENGTH first
         }
         // a Fast-Register may map up to maxPblEntries pages: that is what the STag reserves
-        long reserve = maxPblEntries * rnic.pageSize();
-        return charged(1, 0, reserve, reserve, false, () -> rnic.memory.allocateStag(this, maxPblEntries,
+        long reserve = maxPblEntries * manager.pageSize();
+        return charged(1, 0, reserve, reserve, false, () -> manager.allocateStag(this, maxPblEntries,
                 remoteAccess));
     }
 
@@ -107,14 +112,14 @@ final class SoftProtectionDomain implements ProtectionDomain {
                                              long virtualAddress, VerifyHash verifyHash) {
         checkUsable();
         // the memory is already registered: a Shared region counts as a region, not as bytes
-        return charged(1, 0, 0, 0, true, () -> rnic.memory.registerShared(this, existingStag, accessRights, key,
+        return charged(1, 0, 0, 0, true, () -> manager.registerShared(this, existingStag, accessRights, key,
                 addressType, virtualAddress, verifyHash));
     }
 
     @Override
     public MemoryWindow allocateWindow() {
         checkUsable();
-        return charged(0, 1, 0, 0, false, () -> rnic.memory.allocateWindow(this));
+        return charged(0, 1, 0, 0, false, () -> manager.allocateWindow(this));
     }
 
     /**
@@ -124,12 +129,12 @@ final class SoftProtectionDomain implements ProtectionDomain {
      */
     private <T extends StagEntry> T charged(int regions, int windows, long bytes, long reserve, boolean shared,
                                             Supplier<T> create) {
-        MemoryLedger ledger = rnic.memoryLedger;
+        MemoryLedger ledger = manager.ledger;
         if (ledger == null) {
             return create.get();
         }
-        synchronized (rnic.memoryLock) {
-            ResourceQuota q = rnic.config().pdQuota();
+        synchronized (manager.lock) {
+            ResourceQuota q = manager.pdQuota;
             MemoryLedger.Usage u = ledger.usage(this);
             if (regions > 0) {
                 checkQuota(u.regions() + (long) regions, q.maxMrs(), "maxMrs");
@@ -151,18 +156,18 @@ final class SoftProtectionDomain implements ProtectionDomain {
     @Override
     public SharedReceiveQueue createSharedReceiveQueue(int maxWrs, int maxSge, int limit) {
         checkUsable();
-        return rnic.createSrq(this, maxWrs, maxSge, limit);
+        return owner.createSharedReceiveQueue(this, maxWrs, maxSge, limit);
     }
 
     @Override
     public QueuePair createQueuePair(QueuePairConfig config) {
         checkUsable();
-        return rnic.createQp(this, config);
+        return owner.createQueuePair(this, config);
     }
 
     @Override
     public void close() {
-        rnic.deallocatePd(this);
+        owner.deallocate(this);
     }
 
     @Override
@@ -177,7 +182,7 @@ final class SoftProtectionDomain implements ProtectionDomain {
      * happen in the {@link MemoryManager}, and an entry is charged to whichever PD owns it now.
      * Computing costs one pass over the RNIC's live entries per create verb, and only with a quota.
      *
-     * <p>Thread safety: guarded by {@link SoftRnic#memoryLock}.
+     * <p>Thread safety: guarded by {@link MemoryManager#lock}.
      */
     static final class MemoryLedger {
         /** What one PD holds. */

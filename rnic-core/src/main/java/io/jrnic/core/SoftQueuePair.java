@@ -43,7 +43,7 @@ import java.util.ArrayDeque;
  * <p>Thread safety: thread safe. Every operation runs under the QP's lock; events and
  * notifications are delivered after it is released.
  */
-final class SoftQueuePair implements QueuePair {
+final class SoftQueuePair implements QueuePair, QpMemoryView {
     private final RnicResources rnic;
     private final int id;
     private final SoftProtectionDomain pd;
@@ -90,9 +90,11 @@ final class SoftQueuePair implements QueuePair {
     private boolean reprocess;
 
     private final ReceiveQueue rq;
+    /** Where incoming Sends take their WQEs: {@link #rq} or {@link #srq}. */
+    private final ReceiveSource<? super SoftQueuePair> receiveSource;
     private final ArrayDeque<ReceiveWqe> inProgress;
 
-    /** Windows bound to this QP; guarded by the RNIC's memory lock ({@link RnicResources#memoryLock()}). */
+    /** Windows bound to this QP; guarded by {@link MemoryManager#lock}. */
     int boundWindows;
 
     SoftQueuePair(RnicResources rnic, int id, SoftProtectionDomain pd, QueuePairConfig c) {
@@ -116,6 +118,7 @@ final class SoftQueuePair implements QueuePair {
         this.rqLimitArmed = rqLimit > 0; // V-SRQ-42: armed at creation iff > 0
         this.sq = newSlots(c.sqDepth());
         this.rq = srq == null ? new ReceiveQueue(c.rqDepth(), c.maxReceiveSge(), pd, null) : null;
+        this.receiveSource = srq != null ? srq : rq;
         this.inProgress = new ArrayDeque<>(srq == null ? c.rqDepth() : 16);
     }
 
@@ -135,7 +138,8 @@ final class SoftQueuePair implements QueuePair {
         return id;
     }
 
-    SoftProtectionDomain pd() {
+    @Override
+    public SoftProtectionDomain pd() {
         return pd;
     }
 
@@ -153,20 +157,29 @@ final class SoftQueuePair implements QueuePair {
         return ird;
     }
 
-    boolean privileged() {
+    @Override
+    public boolean privileged() {
         return privileged;
     }
 
-    boolean bindWindows() {
+    @Override
+    public boolean bindWindows() {
         return bindWindows;
     }
 
-    boolean inboundRead() {
+    @Override
+    public boolean inboundRead() {
         return inboundRead;
     }
 
-    boolean inboundWrite() {
+    @Override
+    public boolean inboundWrite() {
         return inboundWrite;
+    }
+
+    @Override
+    public void addBoundWindows(int delta) {
+        boundWindows += delta;
     }
 
     /**
@@ -519,8 +532,10 @@ final class SoftQueuePair implements QueuePair {
             return null; // RFC 7306 §6: no local memory
         }
         return switch (op) {
-            case BIND_MW -> rnic.memory().bind(this, w);
-            case FAST_REGISTER -> rnic.memory().fastRegister(this, w);
+            case BIND_MW -> rnic.memory().bind(this, w.windowStag, w.regionStag, w.bindVirtualAddress, w.bindLength,
+                    w.addressType, w.accessRights);
+            case FAST_REGISTER -> rnic.memory().fastRegister(this, w.regionStag, w.fastRegisterMemory,
+                    w.fastRegisterVirtualAddress, w.addressType, w.accessRights, w.verifyHash);
             case INVALIDATE_LOCAL_STAG -> rnic.memory().invalidateLocal(this, w.invalidateStag);
             default -> WorkCompletionStatus.INVALID_WQE;
         };
@@ -564,11 +579,7 @@ final class SoftQueuePair implements QueuePair {
     }
 
     private void recycle(ReceiveWqe w) {
-        if (w.srq != null) {
-            w.srq.recycle(w);
-        } else {
-            rq.recycle(w);
-        }
+        w.source.recycle(w);
     }
 
     /** CQ overflow (Verbs §8.3.3 Figure 24 CQ/SQ, CQ/RQ error): the entry is lost, QP to Terminate. */
@@ -868,7 +879,7 @@ final class SoftQueuePair implements QueuePair {
     void destroy(boolean force) {
         synchronized (lock) {
             checkUsable();
-            synchronized (rnic.memoryLock()) {
+            synchronized (rnic.memory().lock) {
                 if (boundWindows > 0 && !force) {
                     throw new VerbsException(VerbsStatus.MWS_STILL_BOUND_TO_QP, boundWindows
                             + " windows bound to QP " + id + " (V-QP-35)");
@@ -1111,7 +1122,7 @@ final class SoftQueuePair implements QueuePair {
                     if (!active || machine.state() != QpState.RTS) {
                         return null;
                     }
-                    ReceiveWqe w = srq != null ? srq.take(SoftQueuePair.this) : rq.take();
+                    ReceiveWqe w = receiveSource.take(SoftQueuePair.this);
                     if (w == null) {
                         return null;
                     }

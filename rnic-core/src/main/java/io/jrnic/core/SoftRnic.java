@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * threads, the transport's event loops and the application alike.
  *
  * <p>Thread safety: thread safe. Resource creation and destruction synchronize on
- * {@link #resourceLock}; STag state on {@link #memoryLock}; data path objects have their own locks.
+ * {@link #resourceLock}; STag state on the memory manager's {@link MemoryManager#lock}; data path
+ * objects have their own locks.
  */
 public final class SoftRnic implements Rnic {
     private static final Map<String, SoftRnic> OPEN = new ConcurrentHashMap<>();
@@ -45,12 +46,11 @@ public final class SoftRnic implements Rnic {
     private static final AtomicInteger UNNAMED = new AtomicInteger();
 
     final Object resourceLock = new Object();
-    final Object memoryLock = new Object();
     final StagTable stags;
     final MemoryManager memory;
     final EventDispatcher events = new EventDispatcher(this, this::completionHandler);
-    /** Per-PD memory accounting, present only with a memory quota (R-SEC-024). */
-    final SoftProtectionDomain.MemoryLedger memoryLedger;
+    /** What the memory classes and the PDs ask of this RNIC (they own the interfaces, issue 10). */
+    private final Owner owner = new Owner();
 
     private final RnicConfig config;
     private final Set<RnicExtension> extensions;
@@ -91,12 +91,11 @@ public final class SoftRnic implements Rnic {
         this.physicalMemory = config.physicalMemory();
         this.stagCapacity = Math.min((1 << 24) - 1, config.maxMrs() + config.maxMws());
         this.stags = new StagTable(stagCapacity, physicalMemory);
-        this.memory = new MemoryManager(this, stags, config.pageSize(), config.maxPblEntries(), config.maxMrs(),
-                config.maxMws());
+        this.memory = new MemoryManager(owner, stags, config.pageSize(), config.maxPblEntries(), config.maxMrs(),
+                config.maxMws(), this.config.pdQuota());
         this.completionHandlers = new CompletionEventHandler[config.maxCompletionHandlers()];
-        this.memoryLedger = config.pdQuota().limitsMemory() ? new SoftProtectionDomain.MemoryLedger() : null;
-        this.resources = new RnicResources(this.config, extensions, events, stags, memory, memoryLock, persistence,
-                new Owner());
+        this.resources = new RnicResources(this.config, extensions, events, stags, memory, persistence,
+                new VerbsOwner());
         this.connections = new SoftConnectionManager(resources);
         // close() ends our connections before it frees the arena: plain socket views are safe
         NativeViews.trust(arena.scope());
@@ -234,7 +233,7 @@ public final class SoftRnic implements Rnic {
             if (pds.size() >= config.maxPds()) {
                 throw new VerbsException(VerbsStatus.INSUFFICIENT_RESOURCES, "PD limit " + config.maxPds() + " reached");
             }
-            SoftProtectionDomain pd = new SoftProtectionDomain(this, nextPdId.getAndIncrement());
+            SoftProtectionDomain pd = new SoftProtectionDomain(memory, owner, nextPdId.getAndIncrement());
             pds.put(pd.id(), pd);
             return pd;
         }
@@ -557,7 +556,7 @@ public final class SoftRnic implements Rnic {
                 qp.destroy(true);
                 release(qp);
             }
-            synchronized (memoryLock) {
+            synchronized (memory.lock) {
                 for (StagEntry e : memory.liveEntries(stagCapacity)) {
                     if (e instanceof SoftMemoryWindow w) {
                         memory.deallocate(w);
@@ -589,6 +588,38 @@ public final class SoftRnic implements Rnic {
         events.drain(); // the connections' closed stages of the QPs destroyed above
     }
 
+    /**
+     * This RNIC as the memory classes and the PDs see it: a private class, so that implementing
+     * their interfaces adds nothing to the public {@link SoftRnic}.
+     */
+    private final class Owner implements MemoryOwner, ProtectionDomainOwner {
+        @Override
+        public void checkOpen() {
+            SoftRnic.this.checkOpen();
+        }
+
+        @Override
+        public MemorySegment allocateMemory(long byteSize, long alignment) {
+            return SoftRnic.this.allocateMemory(byteSize, alignment);
+        }
+
+        @Override
+        public QueuePair createQueuePair(SoftProtectionDomain pd, QueuePairConfig config) {
+            return createQp(pd, config);
+        }
+
+        @Override
+        public SharedReceiveQueue createSharedReceiveQueue(SoftProtectionDomain pd, int maxWrs, int maxSge,
+                                                           int limit) {
+            return createSrq(pd, maxWrs, maxSge, limit);
+        }
+
+        @Override
+        public void deallocate(SoftProtectionDomain pd) {
+            deallocatePd(pd);
+        }
+    }
+
     /** Whether the calling thread is one of the RNIC's event loops (where nothing may block). */
     boolean onEventLoop() {
         return connections.onEventLoop();
@@ -600,7 +631,7 @@ public final class SoftRnic implements Rnic {
     }
 
     /** The RNIC as its Verbs objects and connection manager see it (not public: Verbs calls only). */
-    private final class Owner implements RnicResources.Owner {
+    private final class VerbsOwner implements RnicResources.Owner {
         @Override
         public void checkOpen() {
             SoftRnic.this.checkOpen();

@@ -55,7 +55,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Thread safety: thread safe (monitor). Lock order: QP lock, then S-RQ lock, then CQ lock.
  */
-final class SoftSharedReceiveQueue implements SharedReceiveQueue {
+final class SoftSharedReceiveQueue implements SharedReceiveQueue, ReceiveSource<SoftQueuePair> {
     private final RnicResources rnic;
     final SoftProtectionDomain pd;
     private final ReceiveQueue queue;
@@ -172,7 +172,8 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
      * @return the WQE, or null when the S-RQ is empty (for this QP) or destroyed, or when the policy
      *         refuses the QP a WQE beyond its fair share
      */
-    ReceiveWqe take(SoftQueuePair qp) {
+    @Override
+    public ReceiveWqe take(SoftQueuePair qp) {
         synchronized (this) {
             if (destroyed) {
                 return null;
@@ -367,7 +368,8 @@ final class SoftSharedReceiveQueue implements SharedReceiveQueue {
      *
      * @param w the WQE
      */
-    synchronized void recycle(ReceiveWqe w) {
+    @Override
+    public synchronized void recycle(ReceiveWqe w) {
         Consumer c = holders.remove(w);
         if (c != null) {
             c.inProcess--;

@@ -5,15 +5,16 @@ package io.jrnic.core;
  * {@link StagBinding}. State changes happen under the RNIC's memory lock; reads of
  * {@link #binding} are lock free.
  *
- * <p>Thread safety: thread safe (volatile binding, mutations under {@link SoftRnic#memoryLock}).
+ * <p>Thread safety: thread safe (volatile binding, mutations under {@link MemoryManager#lock}).
  */
 abstract sealed class StagEntry permits SoftMemoryRegion, SoftMemoryWindow {
-    final SoftRnic rnic;
+    /** The memory manager of the RNIC the entry belongs to: its verbs and its lock. */
+    final MemoryManager manager;
     final int index;
     volatile StagBinding binding;
 
-    StagEntry(SoftRnic rnic, int index, StagBinding binding) {
-        this.rnic = rnic;
+    StagEntry(MemoryManager manager, int index, StagBinding binding) {
+        this.manager = manager;
         this.index = index;
         this.binding = binding;
     }

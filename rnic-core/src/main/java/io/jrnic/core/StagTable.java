@@ -209,10 +209,14 @@ final class StagTable {
      * RFC 5040 §7.2 / RFC 5042 §5 checks of the buffer a queue-1 request names -- a Read Request's
      * source, an RFC 7306 atomic's target, a commit draft request's target -- in the order the
      * Terminate reports them: valid STag with its key, this QP's PD (or a window bound to this QP),
-     * the right, no TO wrap, in bounds.
+     * the right, no TO wrap, in bounds. Like siw's {@code siw_check_mem} it knows the QP only by its
+     * PD and number, and returns the error as a value.
      *
-     * @param pd      the requesting QP's protection domain (a region must be of it)
-     * @param qpId    the requesting QP's number (a window must be bound to it)
+     * @param pd      the PD of the QP the request arrived on
+     * @param qpId    the number of that QP (a window must be bound to it)
+     * @param stag    the STag the request names
+     * @param to      the TO the request names
+     * @param size    bytes the request reads or writes (positive)
      * @param allOf   the rights the request needs, every one of them
      * @param anyOf   rights of which the request needs at least one, or 0
      * @param enabled whether the QP allows the operation at all (inbound Reads / Writes); false is an

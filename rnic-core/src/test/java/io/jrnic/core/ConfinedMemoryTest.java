@@ -63,7 +63,8 @@ class ConfinedMemoryTest extends VerbsFixture {
             SendWqe w = new SendWqe(4, 0);
             w.copyFrom(new SendWorkRequest().wrId(2).fastRegister(stag.stag(), m, LOCAL_WRITE,
                     AddressType.VA_BASED, m.address()), true);
-            assertThat(rnic.memory.fastRegister(qp, w)).isEqualTo(io.jrnic.api.WorkCompletionStatus.INVALID_PBL_ENTRY);
+            assertThat(rnic.memory.fastRegister(qp, w.regionStag, w.fastRegisterMemory, w.fastRegisterVirtualAddress,
+                    w.addressType, w.accessRights, w.verifyHash)).isEqualTo(io.jrnic.api.WorkCompletionStatus.INVALID_PBL_ENTRY);
         }
     }
 

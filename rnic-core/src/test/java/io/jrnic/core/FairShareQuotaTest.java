@@ -131,8 +131,8 @@ class FairShareQuotaTest extends VerbsFixture {
             // the RNIC-wide maximum still applies, and it is not a PD quota
             assertThatThrownBy(() -> p.createQueuePair(new io.jrnic.api.QueuePairConfig().cqs(cq2, cq2).depths(4, 4)))
                     .hasMessageContaining("QP limit 3 reached").hasMessageNotContaining("quota");
-            assertThat(plain.memoryLedger).isNull(); // nothing is tracked without a memory quota
+            assertThat(plain.memory.ledger).isNull(); // nothing is tracked without a memory quota
         }
-        assertThat(rnic.memoryLedger).isNotNull();
+        assertThat(rnic.memory.ledger).isNotNull();
     }
 }

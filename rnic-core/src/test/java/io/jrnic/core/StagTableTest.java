@@ -5,6 +5,8 @@ import io.jrnic.api.AddressType;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.RnicConfig;
+import io.jrnic.api.VerifyHash;
+import io.jrnic.rdmap.RdmapError;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -14,8 +16,11 @@ import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** STag indices: a table slot below random bits, so they cannot be predicted (RFC 5042 §5.1.2). */
-class StagTableTest {
+/**
+ * STag indices: a table slot below random bits, so they cannot be predicted (RFC 5042 §5.1.2);
+ * and the request-target check on its own, given a PD and a QP number (issue 10).
+ */
+class StagTableTest extends MemoryFixture {
 
     @Test
     void indicesCarryRandomBitsAboveTheSlot_R_SEC_018() {
@@ -65,5 +70,57 @@ class StagTableTest {
             assertThat(rnic.stags.lookupValid(oldStag)).isNull();
             assertThat(rnic.stags.lookupValid(second.stag())).isNotNull();
         }
+    }
+
+    @Test
+    void requestTargetOfARegionIsCheckedAgainstThePdAlone_RFC5040_7_2() {
+        SoftProtectionDomain pd = pd();
+        SoftProtectionDomain other = pd();
+        MemorySegment m = memory(1);
+        int rights = AccessRights.LOCAL_READ | AccessRights.REMOTE_READ;
+        SoftMemoryRegion mr = manager.register(pd, m, rights, 0x21, AddressType.VA_BASED, m.address(), true,
+                VerifyHash.SHA_256);
+        int stag = mr.stag();
+        long to = m.address();
+        int read = AccessRights.REMOTE_READ;
+        // any QP number of the PD: a region belongs to a PD, not to a QP
+        assertThat(table.checkRequestTarget(pd, 1, stag, to, PAGE, read, 0, true)).isNull();
+        assertThat(table.checkRequestTarget(pd, 99, stag, to + 10, 20, read, 0, true)).isNull();
+        // in the order of RFC 5040 §7.2 / RFC 5042 §5: STag and key, PD, right, wrap, bounds
+        assertThat(table.checkRequestTarget(pd, 1, stag ^ 1, to, 1, read, 0, true))
+                .isEqualTo(RdmapError.INVALID_STAG);
+        assertThat(table.checkRequestTarget(pd, 1, stag & 0xFF, to, 1, read, 0, true))
+                .isEqualTo(RdmapError.INVALID_STAG); // index 0: STag 0 is never a remote target
+        assertThat(table.checkRequestTarget(other, 1, stag, to, 1, read, 0, true))
+                .isEqualTo(RdmapError.STAG_NOT_ASSOCIATED);
+        assertThat(table.checkRequestTarget(pd, 1, stag, to, 1, AccessRights.REMOTE_WRITE, 0, true))
+                .isEqualTo(RdmapError.ACCESS_RIGHTS_VIOLATION);
+        assertThat(table.checkRequestTarget(pd, 1, stag, to, 1, 0, AccessRights.REMOTE_ATOMIC, true))
+                .isEqualTo(RdmapError.ACCESS_RIGHTS_VIOLATION); // none of anyOf
+        assertThat(table.checkRequestTarget(pd, 1, stag, to, 1, read, 0, false))
+                .isEqualTo(RdmapError.ACCESS_RIGHTS_VIOLATION); // not enabled on the QP
+        assertThat(table.checkRequestTarget(pd, 1, stag, -8, 16, read, 0, true)).isEqualTo(RdmapError.TO_WRAP);
+        assertThat(table.checkRequestTarget(pd, 1, stag, to + 1, PAGE, read, 0, true))
+                .isEqualTo(RdmapError.BASE_OR_BOUNDS_VIOLATION);
+    }
+
+    @Test
+    void requestTargetOfAWindowNeedsTheQpNumberItIsBoundTo_RFC5040_7_2_V_MW_30() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        SoftMemoryRegion mr = manager.register(pd, m, AccessRights.LOCAL | AccessRights.REMOTE_READ
+                | AccessRights.BIND_WINDOW, 0x21, AddressType.VA_BASED, m.address(), true, VerifyHash.SHA_256);
+        SoftMemoryWindow mw = manager.allocateWindow(pd);
+        FakeQp qp = new FakeQp(pd, 7).enables(false, true, true, false);
+        int stag = mw.stag() & ~0xFF | 0x42;
+        assertThat(manager.bind(qp, stag, mr.stag(), m.address(), 64, AddressType.VA_BASED,
+                AccessRights.REMOTE_READ)).isNull();
+        int read = AccessRights.REMOTE_READ;
+        assertThat(table.checkRequestTarget(pd, 7, stag, m.address(), 64, read, 0, true)).isNull();
+        // the same PD is not enough: another QP of it may not use the window (RFC 5040 §8.1.1 (7))
+        assertThat(table.checkRequestTarget(pd, 8, stag, m.address(), 64, read, 0, true))
+                .isEqualTo(RdmapError.STAG_NOT_ASSOCIATED);
+        assertThat(table.checkRequestTarget(pd, 7, stag, m.address(), 65, read, 0, true))
+                .isEqualTo(RdmapError.BASE_OR_BOUNDS_VIOLATION);
     }
 }
