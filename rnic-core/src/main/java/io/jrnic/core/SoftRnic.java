@@ -17,6 +17,22 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.internal.ApiAccess;
 import io.jrnic.api.internal.CounterLayout;
+import io.jrnic.core.cm.SoftConnectionManager;
+import io.jrnic.core.engine.PersistenceExecutor;
+import io.jrnic.core.engine.QpCounters;
+import io.jrnic.core.mem.MemoryManager;
+import io.jrnic.core.mem.MemoryOwner;
+import io.jrnic.core.mem.ProtectionDomainOwner;
+import io.jrnic.core.mem.SoftMemoryRegion;
+import io.jrnic.core.mem.SoftMemoryWindow;
+import io.jrnic.core.mem.SoftProtectionDomain;
+import io.jrnic.core.mem.StagEntry;
+import io.jrnic.core.mem.StagTable;
+import io.jrnic.core.qp.EventDispatcher;
+import io.jrnic.core.qp.RnicResources;
+import io.jrnic.core.qp.SoftCompletionQueue;
+import io.jrnic.core.qp.SoftQueuePair;
+import io.jrnic.core.qp.SoftSharedReceiveQueue;
 
 import io.jrnic.core.transport.NativeViews;
 

@@ -12,6 +12,10 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpContext;
+import io.jrnic.core.engine.QpTransport;
+import io.jrnic.core.wq.ReceiveWqe;
+import io.jrnic.core.wq.SendWqe;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

@@ -8,6 +8,7 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.VerifyHash;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.CommitDraft;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

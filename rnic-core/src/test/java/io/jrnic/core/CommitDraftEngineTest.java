@@ -13,6 +13,8 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.CommitDraft;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.Test;
 

@@ -12,6 +12,7 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.wq.ReceiveWqe;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;

@@ -6,6 +6,8 @@ import io.jrnic.api.QpState;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
+import io.jrnic.core.qp.SoftQueuePair;
+import io.jrnic.core.wq.SendWqe;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;

@@ -12,6 +12,8 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
+import io.jrnic.core.engine.RemoteAtomics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

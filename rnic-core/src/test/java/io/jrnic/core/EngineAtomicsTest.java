@@ -13,6 +13,7 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.RemoteAtomics;
 import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.Test;
 

@@ -12,9 +12,10 @@ import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.QueuePairModification;
 import io.jrnic.api.RnicConfig;
 import io.jrnic.api.WorkCompletion;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.link.FpduLink;
-import io.jrnic.mpa.FpduHandler;
 import io.jrnic.mpa.DeframeFault;
+import io.jrnic.mpa.FpduHandler;
 import org.junit.jupiter.api.AfterEach;
 
 import java.lang.foreign.MemorySegment;

@@ -14,6 +14,7 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;

@@ -15,6 +15,7 @@ import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.StagState;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

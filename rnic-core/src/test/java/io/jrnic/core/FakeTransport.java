@@ -2,6 +2,9 @@ package io.jrnic.core;
 
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpContext;
+import io.jrnic.core.engine.QpTransport;
+import io.jrnic.core.wq.SendWqe;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import io.jrnic.api.ReceiveWorkRequest;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -3,6 +3,7 @@ package io.jrnic.core;
 import io.jrnic.api.ConnectionException;
 import io.jrnic.api.QpState;
 import io.jrnic.api.TerminateMessage;
+import io.jrnic.core.engine.JfrEvents;
 import jdk.jfr.FlightRecorder;
 import jdk.jfr.RecordingState;
 import org.junit.jupiter.api.Test;

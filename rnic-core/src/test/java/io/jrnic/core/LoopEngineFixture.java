@@ -4,6 +4,7 @@ import io.jrnic.api.QpState;
 import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.QueuePairModification;
 import io.jrnic.api.RnicConfig;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.AfterEach;
 

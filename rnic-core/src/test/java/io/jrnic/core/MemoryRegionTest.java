@@ -6,10 +6,14 @@ import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.MemoryRegionAttributes;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePairConfig;
+import io.jrnic.api.RnicConfig;
 import io.jrnic.api.StagState;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.mem.SoftProtectionDomain;
+import io.jrnic.core.mem.StagTable;
+import io.jrnic.core.qp.SoftQueuePair;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -332,5 +336,28 @@ class MemoryRegionTest extends VerbsFixture {
         assertStatus(() -> mr.reregister(pd, m, REMOTE_READ, 0, AddressType.ZERO_BASED, 0, true),
                 VerbsStatus.INVALID_ACCESS_RIGHTS);
         assertStatus(mr::query, VerbsStatus.INVALID_STAG_INDEX); // any other failure deallocates it
+    }
+
+    /** The STag table's slot reuse seen through Register / Deregister (moved from StagTableTest, which tests the table alone). */
+    @Test
+    void staleStagOfAReusedSlotFindsNothing_R_SEC_018_V_MR_129() {
+        try (SoftRnic rnic = SoftRnic.open(new RnicConfig().name("stag-reuse").memoryLimits(4, 4, 4, 1024));
+             Arena arena = Arena.ofShared()) {
+            ProtectionDomain pd = rnic.allocatePd();
+            MemorySegment memory = arena.allocate(4096, 4096);
+            int rights = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE;
+            MemoryRegion first = pd.registerMemory(memory, rights, 0x11, AddressType.ZERO_BASED, 0, false);
+            int oldStag = first.stag();
+            first.close();
+            // same slot (LIFO) and key; a second try covers the 2^-20 case of an equal random part
+            MemoryRegion second = pd.registerMemory(memory, rights, 0x11, AddressType.ZERO_BASED, 0, false);
+            if (second.stag() == oldStag) {
+                second.close();
+                second = pd.registerMemory(memory, rights, 0x11, AddressType.ZERO_BASED, 0, false);
+            }
+            assertThat(second.stag()).isNotEqualTo(oldStag);
+            assertThat(rnic.stags.lookupValid(oldStag)).isNull();
+            assertThat(rnic.stags.lookupValid(second.stag())).isNotNull();
+        }
     }
 }

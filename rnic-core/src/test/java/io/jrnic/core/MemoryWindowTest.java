@@ -14,6 +14,7 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.qp.SoftQueuePair;
 import io.jrnic.rdmap.RdmapError;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

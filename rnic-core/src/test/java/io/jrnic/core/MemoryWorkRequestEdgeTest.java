@@ -12,6 +12,8 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.StagState;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.mem.StagTable;
+import io.jrnic.core.qp.SoftQueuePair;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

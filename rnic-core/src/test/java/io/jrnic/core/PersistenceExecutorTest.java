@@ -1,5 +1,6 @@
 package io.jrnic.core;
 
+import io.jrnic.core.engine.PersistenceExecutor;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

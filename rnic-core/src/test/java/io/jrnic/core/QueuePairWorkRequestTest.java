@@ -15,6 +15,8 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.wq.ReceiveWqe;
+import io.jrnic.core.wq.SendWqe;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

@@ -1,5 +1,6 @@
 package io.jrnic.core;
 
+import io.jrnic.core.engine.RemoteAtomics;
 import io.jrnic.rdmap.AtomicOpcode;
 import org.junit.jupiter.api.Test;
 

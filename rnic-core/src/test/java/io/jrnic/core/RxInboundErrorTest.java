@@ -15,6 +15,7 @@ import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.Crc32c;
 import io.jrnic.mpa.FpduDeframer;

@@ -3,6 +3,7 @@ package io.jrnic.core;
 import io.jrnic.api.ConnectionException;
 import io.jrnic.api.CrcMode;
 import io.jrnic.api.RtrType;
+import io.jrnic.core.cm.SoftConnectionManager;
 import io.jrnic.core.transport.SetupFailure;
 import io.jrnic.mpa.MpaError;
 import io.jrnic.mpa.NegotiationFailure;

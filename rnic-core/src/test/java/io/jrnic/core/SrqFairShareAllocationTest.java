@@ -9,6 +9,7 @@ import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.SrqFairShare;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.wq.ReceiveWqe;
 import org.junit.jupiter.api.Test;
 
 

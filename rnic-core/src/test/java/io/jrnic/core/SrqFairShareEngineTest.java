@@ -18,6 +18,7 @@ import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.SrqFairShare;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

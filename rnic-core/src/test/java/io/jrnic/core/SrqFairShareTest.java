@@ -15,6 +15,7 @@ import io.jrnic.api.SrqFairShare;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.wq.ReceiveWqe;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

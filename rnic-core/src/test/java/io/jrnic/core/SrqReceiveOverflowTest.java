@@ -10,7 +10,10 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.link.FpduLink;
+import io.jrnic.core.qp.SoftQueuePair;
+import io.jrnic.core.qp.SoftSharedReceiveQueue;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

@@ -10,6 +10,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

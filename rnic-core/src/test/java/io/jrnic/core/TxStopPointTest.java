@@ -13,6 +13,7 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.FpduHandler;
 import org.junit.jupiter.api.Test;

@@ -7,6 +7,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
+import io.jrnic.core.engine.QpEngine;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;

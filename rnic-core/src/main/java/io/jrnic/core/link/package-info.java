@@ -9,7 +9,7 @@
  * <p>The package is the lowest layer of the connection path: it depends on nothing else in
  * {@code io.jrnic.core} (only on {@code io.jrnic.mpa}). The netty transport
  * ({@code io.jrnic.core.transport.FpduChannel}) implements the seam directly; the engine
- * ({@code io.jrnic.core.QpEngine}) drives it; tests put in-memory links in its place.
+ * ({@code io.jrnic.core.engine.QpEngine}) drives it; tests put in-memory links in its place.
  *
  * <p>Threading: a link belongs to one executor ({@link io.jrnic.core.link.FpduLink#executor()});
  * everything but {@code close()} and {@code abort()} runs there, and so do all callbacks.

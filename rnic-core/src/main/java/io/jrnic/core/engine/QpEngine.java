@@ -1,0 +1,636 @@
+package io.jrnic.core.engine;
+
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.RnicExtension;
+import io.jrnic.api.TerminateMessage;
+import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.FpduLink;
+import io.jrnic.core.mem.StagTable;
+import io.jrnic.core.wq.SendWqe;
+import io.jrnic.rdmap.IwarpErrors;
+import io.jrnic.rdmap.RdmapFeatures;
+import io.jrnic.wire.IwarpError;
+import io.jrnic.wire.TerminateLayer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The per-QP iWARP protocol engine: the {@link QpTransport} a queue pair drives, running
+ * RDMAP (RFC 5040) over DDP (RFC 5041) over an {@link FpduLink} (MPA, RFC 5044). Shaped like Linux
+ * siw: a transmit state machine ({@link QpTxEngine}: SQ messages, Read Responses, the Terminate), a
+ * receive state machine ({@link QpRxEngine}: validation, direct placement, delivery), the IRD and
+ * ORD queues ({@link InboundReadQueue}, {@link OutstandingReads}) and a first-error latch
+ * ({@link TerminateLatch}).
+ *
+ * <pre>
+ *  QP (any thread, under its lock)          engine (the link's event loop)
+ *  transmit/terminate/close/reset ──inbox──► doWork(): inbox, Terminate?, TX pump (≤ 16 FPDUs)
+ *                                             ├─► FpduLink.send(header, payload slice) ... flush
+ *  Upcalls ◄── sendCompleted (onSent / last   ◄─┤ Listener: onWritable, onSent, onClosed
+ *              Read Response placed), receive  ◄─┤ QpRxEngine: PlacementHandler (header first)
+ *              Completed, terminateReceived, remoteError, closeCompleted, connectionFailed ...
+ * </pre>
+ *
+ * Everything protocol-related runs on {@link FpduLink#executor()}. The QP's calls only enqueue
+ * (under a short inbox lock, no allocation) and schedule the engine; upcalls are made from the
+ * event loop with no engine lock held, so the QP may call back into the engine synchronously.
+ * Fairness among QPs sharing a loop: one run sends at most {@link #FPDU_BUDGET} FPDUs and then
+ * reschedules itself behind the other tasks of the loop.
+ *
+ * <p>Thread safety: the {@link QpTransport} methods may be called from any thread; everything else
+ * is confined to the link's executor.
+ */
+public final class QpEngine implements QpTransport {
+    /** FPDUs sent per run before the engine yields the event loop to other QPs. */
+    public static final int FPDU_BUDGET = 16;
+    private static final Logger LOG = LoggerFactory.getLogger(QpEngine.class);
+
+    public final FpduLink link;
+    public final Executor executor;
+    /**
+     * The RDMAP opcodes this stream accepts and sends: RFC 5040, plus RFC 7306 when the RNIC offers
+     * {@link RnicExtension#ATOMICS} or {@link RnicExtension#IMMEDIATE_DATA}, plus the commit draft's
+     * when it offers one of its extensions (set at {@link #start}, {@link CommitDraft#features}).
+     * There is no negotiation on the wire (RFC 7306 §1.1): an RNIC without the extension answers the
+     * opcodes with 0/2/0x06 Unexpected OpCode (A-ATOM-003).
+     */
+    RdmapFeatures features = RdmapFeatures.RFC_5040;
+    /** The RNIC offers RFC 7306 atomics: Atomic Requests and Responses are accepted. */
+    boolean atomicsEnabled;
+    /** The RNIC offers RFC 7306 Immediate Data: Immediate Data messages are accepted. */
+    boolean immediateEnabled;
+    final TerminateLatch latch = new TerminateLatch();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final Runnable runTask = this::scheduledRun;
+    private final Runnable loopTurn = () -> ranNow = false;
+    private final FpduLink.Listener listener = new LinkListener();
+
+    Upcalls upcalls;
+    /** What the engine knows of its QP (the one-way seam: the engine never reaches the QP itself). */
+    QpContext qp;
+    StagTable stags;
+    public QpTxEngine tx;
+    public QpRxEngine rx;
+    /** RDMA Flush, Verify and Atomic Write (draft-talpey-rdma-commit-01), both sides. */
+    public CommitDraft commit;
+    /** The QP's traffic counters; this engine's loop is their writer (docs/observability.md). */
+    QpCounters counters;
+
+    // inbox: written by the QP under its lock, drained by the loop (guarded by inboxLock)
+    private final Object inboxLock = new Object();
+    private SendWqe inboxHead;
+    private SendWqe inboxTail;
+    private TerminateMessage terminateRequest;
+    private volatile boolean closeRequested;
+    private volatile boolean resetRequested;
+    private volatile boolean established = true;
+
+    /** The link's event-loop thread, known once the engine started on it (the latency path). */
+    private volatile Thread loopThread;
+
+    // loop state
+    private boolean started;
+    /** A run is in progress (re-entrant calls from its upcalls only schedule). */
+    private boolean running;
+    /** An immediate run happened in this turn of the loop: the next transmits schedule. */
+    private boolean ranNow;
+    private boolean linkClosed;
+    private boolean closing;
+    private boolean terminating;
+    private boolean dead;
+    /** Set while a receive completion is being reported (the Terminate of a failed invalidation). */
+    boolean deliveryContext;
+
+    /**
+     * Creates an engine for one connected QP.
+     *
+     * @param link the established FPDU link
+     */
+    public QpEngine(FpduLink link) {
+        if (link == null) {
+            throw new IllegalArgumentException("link must not be null");
+        }
+        this.link = link;
+        this.executor = link.executor();
+    }
+
+    @Override
+    public boolean established() {
+        return established;
+    }
+
+    /**
+     * Associates the engine with its QP and starts the link on its event loop. The link is already
+     * in MPA Full Operation, so there is no streaming mode left to send a Stream Message Buffer in:
+     * the connection manager sends it before the MPA Request on an adopted socket
+     * ({@code ConnectionManager.connect(qp, socketChannel, ...)}), and the QP refuses
+     * a Modify to RTS that names one with this engine (docs/connection-management.md). A non-null
+     * message here is therefore not sent.
+     *
+     * @throws IllegalArgumentException on a second start
+     */
+    @Override
+    public void start(QpContext context, Upcalls upcalls, MemorySegment streamMessage) {
+        if (context == null || upcalls == null) {
+            throw new IllegalArgumentException("QpEngine needs the QP's context and upcalls");
+        }
+        if (this.upcalls != null) {
+            throw new IllegalArgumentException("QpEngine already started");
+        }
+        this.upcalls = upcalls;
+        this.qp = context;
+        this.counters = context.trafficCounters();
+        this.stags = context.stags();
+        this.atomicsEnabled = context.offers(RnicExtension.ATOMICS);
+        this.immediateEnabled = context.offers(RnicExtension.IMMEDIATE_DATA);
+        this.features = CommitDraft.features(context, atomicsEnabled || immediateEnabled);
+        this.commit = new CommitDraft(this, context);
+        this.tx = new QpTxEngine(this, context.maxOrd(), context.maxIrd());
+        this.rx = new QpRxEngine(this);
+        executor.execute(this::startOnLoop);
+    }
+
+    private void startOnLoop() {
+        if (resetRequested && !terminateRequested()) {
+            // reset before the link ever started, and no Terminate to deliver (a generated one goes
+            // out first: doWork() sends it, then resets, see resetLink)
+            dead = true;
+            link.abort();
+            return;
+        }
+        loopThread = Thread.currentThread();
+        tx.resetMsns(link.firstOutboundSendMsn(), link.firstOutboundReadRequestMsn());
+        rx.prime(link.firstInboundSendMsn(), link.firstInboundReadRequestMsn());
+        link.start(rx, listener);
+        started = true;
+        doWork();
+    }
+
+    /**
+     * Hands a wire WQE to the TX engine in SQ order. Its SGEs are resolved now, at its SQ position,
+     * so that later memory operations of the same SQ (Bind, Fast-Register, Invalidate Local STag)
+     * cannot change what it sends (Verbs §8.2.2: WRs take effect in SQ order).
+     */
+    @Override
+    public void transmit(SendWqe wqe) {
+        if (!wqe.inline && !wqe.opcode.consumesOrd()) {
+            for (int i = 0; i < wqe.sgeCount; i++) {
+                if (wqe.lengths[i] != 0) {
+                    wqe.sgeMemory[i] = stags.resolveMemory(wqe.stags[i], wqe.tos[i]);
+                    wqe.sgeOffset[i] = stags.resolveOffset(wqe.stags[i], wqe.tos[i]);
+                }
+            }
+        }
+        wqe.txNext = null;
+        synchronized (inboxLock) {
+            if (inboxTail == null) {
+                inboxHead = wqe;
+            } else {
+                inboxTail.txNext = wqe;
+            }
+            inboxTail = wqe;
+        }
+        if (Thread.currentThread() == loopThread && !running && !ranNow) {
+            runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
+        } else {
+            schedule();
+        }
+    }
+
+    /**
+     * The latency path: a WQE posted on the link's own event loop, outside a run, is sent at once
+     * instead of through a scheduled task. The run is the ordinary one (inbox in SQ order, at most
+     * {@link #FPDU_BUDGET} FPDUs, the rest rescheduled), so ordering and exactly-once completion are
+     * those of a scheduled run. Fairness: at most one immediate run per turn of the loop, so that a
+     * chain of replies posted from completion handlers (two QPs answering each other on one loop)
+     * cannot keep the loop from its other tasks: the run queues a (preallocated) task that marks the
+     * loop's next turn, and until it ran, posts take the scheduled path. A receive completion being
+     * delivered around it is not this run's business: its Terminate context is set aside meanwhile.
+     */
+    private void runNow() {
+        ranNow = true;
+        executor.execute(loopTurn);
+        boolean delivering = deliveryContext;
+        deliveryContext = false;
+        try {
+            doWork();
+        } finally {
+            deliveryContext = delivering;
+        }
+    }
+
+    @Override
+    public void close() {
+        closeRequested = true;
+        schedule();
+    }
+
+    @Override
+    public void terminate(TerminateMessage message) {
+        if (deliveryContext && rx != null && !latch.isSet()
+                && message.terminateControl() != TerminateMessage.LOCAL_CATASTROPHIC) {
+            // the QP failed the receive being completed (e.g. Send with Invalidate, RFC 5040 §5.3):
+            // the Terminate carries that Send's DDP header (RFC 5040 §7.1 case 2)
+            rx.latchDelivered(errorFor(message.terminateControl()));
+        }
+        synchronized (inboxLock) {
+            if (terminateRequest == null) {
+                terminateRequest = message;
+            }
+        }
+        closeRequested = true;
+        schedule();
+    }
+
+    @Override
+    public void reset() {
+        resetRequested = true;
+        established = false;
+        schedule();
+    }
+
+    @Override
+    public void receivePosted() {
+        QpRxEngine r = rx;
+        if (r != null) {
+            r.receivePosted();
+        }
+    }
+
+    @Override
+    public boolean remoteReadsInProgress() {
+        QpTxEngine t = tx;
+        return t != null && t.ird.size() > 0;
+    }
+
+    /**
+     * Payload bytes the receive path copied from link buffers into their target (staging copies).
+     *
+     * @return bytes (read on the event loop for an exact value)
+     */
+    public long bytesCopied() {
+        QpRxEngine r = rx;
+        return r == null ? 0 : r.bytesCopied;
+    }
+
+    /**
+     * Payload bytes the receive path handed to the link as direct placement targets.
+     *
+     * @return bytes (read on the event loop for an exact value)
+     */
+    public long bytesPlacedDirect() {
+        QpRxEngine r = rx;
+        return r == null ? 0 : r.bytesPlacedDirect;
+    }
+
+    // ---- loop ---------------------------------------------------------------------------------
+
+    void schedule() {
+        if (scheduled.compareAndSet(false, true)) {
+            try {
+                executor.execute(runTask);
+            } catch (RejectedExecutionException e) {
+                // The link's event loop has terminated (its transport closed): the link's closure
+                // ran on it first and took the QP to Error, whose flush completes every WQE; a
+                // poster racing that must not see the executor's exception.
+                scheduled.set(false);
+            }
+        }
+    }
+
+    private void scheduledRun() {
+        ranNow = false;
+        doWork();
+    }
+
+    /**
+     * The engine's work, like an Aeron agent's {@code doWork()}: takes the WQEs the QP handed over
+     * (in SQ order), sends a Terminate if one was asked for, sends at most {@link #FPDU_BUDGET}
+     * FPDUs, and serves a close or reset request. The receive side is driven by the link, which
+     * delivers inbound FPDUs to the engine on the same thread.
+     *
+     * <p><b>Single writer.</b> All of a QP's protocol state belongs to one thread at a time: the
+     * caller must be the thread that owns the link, {@link FpduLink#executor()}'s. Today that
+     * event loop is the only caller: it runs this when scheduled by {@link #transmit} and the
+     * other requests, or at once for a WQE posted on the loop itself. The method assumes nothing
+     * else about its caller, so that a polling mode can hand the link, and this call, to the
+     * application's thread.
+     */
+    void doWork() {
+        scheduled.set(false);
+        if (!started || dead) {
+            return;
+        }
+        running = true;
+        try {
+            runOnce();
+        } finally {
+            running = false;
+        }
+    }
+
+    private void runOnce() {
+        if (resetRequested) {
+            resetLink();
+            return;
+        }
+        SendWqe w;
+        synchronized (inboxLock) {
+            w = inboxHead;
+            inboxHead = null;
+            inboxTail = null;
+        }
+        while (w != null) {
+            SendWqe next = w.txNext;
+            tx.enqueue(w);
+            w = next;
+        }
+        if (terminating) {
+            return; // R-TERM-026: nothing after the Terminate
+        }
+        if (terminateNow()) {
+            return;
+        }
+        if (!linkClosed && !closeRequested) {
+            // TX stops by itself at the next segment boundary once a stop is requested (V-TERM-7)
+            int sent = tx.pump(FPDU_BUDGET);
+            if (dead) {
+                return; // V-TERM-4: the stream was reset; nothing more goes out
+            }
+            if (sent > 0) {
+                link.flush();
+            }
+            if (resetRequested) {
+                resetLink(); // Modify to Error during the run: what was handed to the LLP went, then the reset
+                return;
+            }
+            if (terminateNow()) {
+                return; // the QP asked for a Terminate during the run (V-TERM-7, V-TERM-9, V-TERM-10)
+            }
+            if (tx.hasWork() && !tx.blocked) {
+                schedule();
+            }
+        }
+        if (closeRequested && !closing) {
+            // Verbs §6.2.3: a graceful close comes with an empty SQ; after a received Terminate
+            // (V-QPS-38) whatever is still queued is not sent (R-TERM-027) and the QP flushes it
+            closing = true;
+            rx.closing = true;
+            tx.clear();
+            if (linkClosed) {
+                upcalls.closeCompleted();
+            } else {
+                link.close();
+            }
+        }
+    }
+
+    /**
+     * Sends the Terminate the QP asked for, if it asked: after the last whole segment (V-TERM-2),
+     * then a graceful close so that it is delivered (R-TERM-034).
+     *
+     * @return whether a Terminate request was served
+     */
+    private boolean terminateNow() {
+        TerminateMessage term;
+        synchronized (inboxLock) {
+            term = terminateRequest;
+        }
+        if (term == null) {
+            return false;
+        }
+        terminating = true;
+        closing = true;
+        rx.stop(); // RFC 5040 §5.4: nothing more is processed on the stream
+        if (linkClosed) {
+            upcalls.closeCompleted();
+            return true;
+        }
+        tx.sendTerminate(errorFor(term.terminateControl()));
+        JfrEvents.terminateSent(qp.rnicName(), qp.qpId(), term);
+        link.flush();
+        link.close();
+        return true;
+    }
+
+    private boolean terminateRequested() {
+        synchronized (inboxLock) {
+            return terminateRequest != null;
+        }
+    }
+
+    /**
+     * The QP asked for an LLP reset (Destroy QP, Modify to Error, a Bad Close). A Terminate the QP
+     * generated before must still reach the peer (RFC 5040 §6.2.1; issue 9 item 2): the reset may
+     * have overtaken the engine's turn to send it (the application destroys the QP as soon as it
+     * sees the error completion, e.g. from the completion handler on this loop), or the Terminate
+     * may still wait in the link's or the kernel's queue behind FPDUs a slow peer has not read. An
+     * RST would drop those queues. So when a Terminate was generated and the link is up, the
+     * Terminate is sent if it was not yet, and the link keeps (or starts) its graceful close
+     * instead of being reset: FIN after the Terminate, closed at the peer's FIN, and reset only when
+     * {@code closeTimeout} expires (Verbs §6.2.3, V-QPS-48). Destroy QP allows this: the LLP reset
+     * is a MAY (Verbs §6.1.4, V-QP-33). The engine is dead either way: nothing else is sent or
+     * reported. Without a Terminate (Modify RTS to Error, V-QPS-39), the reset is immediate.
+     */
+    private void resetLink() {
+        boolean terminate = !linkClosed && (terminating || terminateRequested());
+        if (terminate && !terminating) {
+            terminateNow(); // sends it after the last whole segment and starts the graceful close
+        }
+        die();
+        if (!terminate) {
+            link.abort();
+        }
+    }
+
+    /** The Terminate's error: the latched one when it is what the QP sends, else the QP's code. */
+    IwarpError errorFor(int controlBits) {
+        IwarpError latched = latch.error();
+        if (latched != null && latched.terminateCodeBits() == controlBits) {
+            return latched;
+        }
+        IwarpError e = IwarpErrors.fromCodeBits(controlBits);
+        return e != null ? e : new RawError(controlBits);
+    }
+
+    /**
+     * Latches a receive-path error and asks the QP to terminate (Verbs §8.3.3 Figure 24); the QP
+     * hands the message back through {@link #terminate}.
+     */
+    void remoteError(IwarpError error, AsyncEventType event) {
+        TerminateMessage m = new TerminateMessage(error.terminateCodeBits(), true, latch.headerBytes());
+        upcalls.remoteError(event, m);
+    }
+
+    /**
+     * A Terminate that failed validation arrived (RFC 5040 §5.4): the QP reports the error and
+     * closes; no Terminate answers it (R-TERM-048). Logged, since the peer's fault is otherwise only
+     * visible as the event.
+     */
+    void invalidTerminateReceived(IwarpError error, TerminateMessage received, AsyncEventType event) {
+        LOG.warn("invalid Terminate from the peer on {} ({}): {}; closing without answering it (RFC 5040 §5.4)",
+                link, error.describe(), received);
+        terminateReceived(received, error.describe());
+        upcalls.terminateReceived(received, event);
+    }
+
+    /**
+     * Counts a Terminate from the peer and raises io.jrnic.TerminateReceived, before the QP is told.
+     *
+     * @param validationError what it failed (RFC 5040 §7.1), or null for a valid Terminate
+     */
+    void terminateReceived(TerminateMessage message, String validationError) {
+        counters.add(io.jrnic.api.internal.CounterLayout.TERMINATES_RECEIVED, 1);
+        JfrEvents.terminateReceived(qp.rnicName(), qp.qpId(), message, validationError);
+    }
+
+    /** An FPDU failed its MPA CRC (RFC 5044 §8): counted, and io.jrnic.CrcError. */
+    void crcError() {
+        counters.add(io.jrnic.api.internal.CounterLayout.CRC_ERRORS, 1);
+        JfrEvents.crcError(qp.rnicName(), qp.qpId());
+    }
+
+    /** An error while building an outbound message (V-TERM-8): the WQE fails, the QP terminates. */
+    void localFailure(SendWqe w) {
+        upcalls.sendCompleted(w, WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR);
+    }
+
+    /**
+     * Whether the QP asked outbound processing to stop (Terminate, Modify to Error or Terminate, a
+     * close): read by TX before every segment (Verbs §6.4 #3, #6; V-TERM-7, V-TERM-10). Volatile
+     * reads, so a request made on another thread stops TX within one segment.
+     */
+    boolean stopRequested() {
+        return closeRequested || resetRequested;
+    }
+
+    /**
+     * The link failed while framing a segment (Verbs §6.4 #1, V-TERM-4): part of the segment may
+     * already be in the stream, so no Terminate may follow it. The stream is reset at once (queued
+     * FPDUs are dropped) and the QP goes to Error with the WQE, if any, failed.
+     *
+     * @param w     the SQ WQE whose segment failed, or null for a Read Response
+     * @param cause what the link threw
+     */
+    void streamFailure(SendWqe w, RuntimeException cause) {
+        LOG.warn("outbound segment failed on {}; resetting the stream (Verbs §6.4 #1)", link, cause);
+        die();
+        link.abort();
+        upcalls.streamAborted(w, WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR);
+    }
+
+    /**
+     * An error while building a Read Response (Verbs §6.4 #5, V-TERM-9): TX has stopped before the
+     * bad segment; the QP raises the event and hands back the Terminate (its code, no copied
+     * headers: the error is not in an inbound segment), which goes instead of the rest of the
+     * response. If the QP is no longer in RTS, TX stays stopped and the close in progress ends it.
+     *
+     * @param event the IRRQ event (its Terminate code is sent)
+     */
+    void responseFailure(AsyncEventType event) {
+        upcalls.remoteError(event);
+    }
+
+    private void die() {
+        dead = true;
+        established = false;
+        if (tx != null) {
+            tx.clear();
+        }
+        if (rx != null) {
+            rx.stop();
+        }
+    }
+
+    boolean closeAsked() {
+        return closeRequested;
+    }
+
+    private final class LinkListener implements FpduLink.Listener {
+        @Override
+        public void onWritable() {
+            tx.blocked = false;
+            schedule();
+        }
+
+        @Override
+        public void onSent(long token) {
+            if (!dead) {
+                // netty may report this from inside its own flush: a WQE posted from the completion
+                // must then take the scheduled path, not write into the flush in progress
+                boolean was = running;
+                running = true;
+                try {
+                    tx.onSent(token);
+                } finally {
+                    running = was;
+                }
+            }
+        }
+
+        @Override
+        public void onClosed(FpduLink.Closure closure) {
+            linkClosed = true;
+            established = false;
+            if (dead) {
+                return;
+            }
+            switch (closure) {
+                case LOCAL_ABORT -> die();
+                case LOCAL_CLOSE, REMOTE_CLOSE -> {
+                    if (closing) {
+                        die();
+                        upcalls.closeCompleted();
+                    } else if (closeRequested) {
+                        schedule(); // the close request is served by doWork(), which reports the end
+                    } else if (closure == FpduLink.Closure.REMOTE_CLOSE) {
+                        upcalls.remoteClosed(); // Verbs §6.2.2.2: FIN without a Terminate
+                    }
+                }
+                default -> {
+                    // RFC 5040 §6.2.1 LLP abortive termination: everything outstanding is flushed by the QP
+                    die();
+                    upcalls.connectionFailed(closure == FpduLink.Closure.REMOTE_RESET);
+                }
+            }
+        }
+    }
+
+    /** A Terminate code the registries do not name (e.g. a Verbs-only value): sent as it is. */
+    record RawError(int bits) implements IwarpError {
+        @Override
+        public TerminateLayer layer() {
+            for (TerminateLayer l : TerminateLayer.values()) {
+                if (l.wireValue() == (bits >>> 12 & 0xF)) {
+                    return l;
+                }
+            }
+            return TerminateLayer.RDMAP;
+        }
+
+        @Override
+        public int errorType() {
+            return bits >>> 8 & 0xF;
+        }
+
+        @Override
+        public int errorCode() {
+            return bits & 0xFF;
+        }
+
+        @Override
+        public String describe() {
+            return "Terminate code 0x" + Integer.toHexString(bits);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "QpEngine[" + (qp == null ? "unbound" : qp.rnicName() + " QP " + qp.qpId()) + "]";
+    }
+}
