@@ -407,7 +407,7 @@ final class SoftConnectionManager implements ConnectionManager {
             int ord = depths.ord();
             Connection connection;
             try {
-                QpEngine engine = new QpEngine(new ChannelLink(channel, gracefulReceiveOverflow));
+                QpEngine engine = new QpEngine(new ChannelLink(channel, gracefulReceiveOverflow), closeTimeout);
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
                 SoftConnection c = new SoftConnection(qp, info.role() == ConnectionInfo.Role.INITIATOR
