@@ -14,12 +14,13 @@ import java.util.regex.Pattern;
  * unsafe direct buffers. Values are -1 when NMT is off.
  *
  * @param heapBytes   heap used after {@link System#gc()}
- * @param nativeBytes NMT committed total
+ * @param nativeBytes NMT committed total without the Java heap
  * @param otherBytes  NMT committed "Other"
  * @param directBytes the JDK's direct buffer pool
  */
 record Footprint(long heapBytes, long nativeBytes, long otherBytes, long directBytes) {
     private static final Pattern TOTAL = Pattern.compile("Total: reserved=(\\d+)KB, committed=(\\d+)KB");
+    private static final Pattern HEAP = Pattern.compile("-\\s+Java Heap \\(reserved=(\\d+)KB, committed=(\\d+)KB");
     private static final Pattern OTHER = Pattern.compile("-\\s+Other \\(reserved=(\\d+)KB, committed=(\\d+)KB");
 
     static Footprint now() {
@@ -42,6 +43,10 @@ record Footprint(long heapBytes, long nativeBytes, long otherBytes, long directB
             Matcher t = TOTAL.matcher(summary);
             if (t.find()) {
                 total = Long.parseLong(t.group(2)) << 10;
+            }
+            Matcher h = HEAP.matcher(summary);
+            if (total >= 0 && h.find()) {
+                total -= Long.parseLong(h.group(2)) << 10; // the heap is measured apart; its committed size floats
             }
             Matcher o = OTHER.matcher(summary);
             if (o.find()) {
