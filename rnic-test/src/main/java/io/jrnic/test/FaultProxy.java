@@ -256,11 +256,13 @@ public final class FaultProxy implements AutoCloseable {
         synchronized (this) {
             if (!closed) {
                 closed = true;
-                closedLatch.countDown();
                 quietClose(server);
                 for (Socket s : sockets) {
                     reset(s);
                 }
+                // only now release the stalled and delayed pumps: released first, a pump would
+                // close its sockets normally and deliver the FIN it held back
+                closedLatch.countDown();
             }
             join = List.copyOf(threads);
         }
@@ -466,7 +468,7 @@ public final class FaultProxy implements AutoCloseable {
         }
 
         private synchronized void ended() {
-            if (++ended == 2 && !reset) {
+            if (++ended == 2 && !reset && !closed) {
                 quietClose(active);
                 quietClose(passive);
             }

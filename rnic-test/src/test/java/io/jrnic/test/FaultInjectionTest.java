@@ -85,6 +85,8 @@ class FaultInjectionTest {
     private static final int CASES = Integer.getInteger("jrnic.fault.cases", 1000);
     private static final long SEED = Long.getLong("jrnic.fault.seed", 0x13FA_0017L);
     private static final int ONLY = Integer.getInteger("jrnic.fault.case", -1);
+    private static final boolean VERBOSE = Boolean.getBoolean("jrnic.fault.verbose");
+    private static final String ONLY_KIND = System.getProperty("jrnic.fault.only"); // e.g. "STALL CLOSE"
     private static final int WORKERS = Integer.getInteger("jrnic.fault.parallel", 4);
     private static final int CASES_PER_PAIR = 100;
     private static final Traffic.Sizes SIZES = new Traffic.Sizes(256 << 10, 8 << 10, 64 << 10, 64 << 10, 32, 16 << 10, 16);
@@ -150,7 +152,10 @@ class FaultInjectionTest {
             indices.add(ONLY);
         } else {
             for (int i = 0; i < CASES; i++) {
-                indices.add(i);
+                Case c = plan(i);
+                if (ONLY_KIND == null || ONLY_KIND.equals(c.fault().kind() + " " + c.phase())) {
+                    indices.add(i);
+                }
             }
         }
         AtomicInteger next = new AtomicInteger();
@@ -272,8 +277,12 @@ class FaultInjectionTest {
                 if (proxy.fired()) {
                     fired.incrementAndGet();
                 }
-                count(c.fault().kind() + " " + c.phase() + (proxy.fired() ? "" : " (not fired)") + ": active "
-                        + run.endA + ", passive " + run.endB);
+                String outcome = c.fault().kind() + " " + c.phase() + (proxy.fired() ? "" : " (not fired)") + ": active "
+                        + run.endA + ", passive " + run.endB;
+                count(outcome);
+                if (VERBOSE) {
+                    System.out.println("case " + c.index() + " " + c.fault() + " -> " + outcome);
+                }
             } finally {
                 current.set(null);
                 eventsA.remove(active.qp.id());
@@ -455,6 +464,20 @@ class FaultInjectionTest {
                         && wc.status() != WorkCompletionStatus.SUCCESS && wc.status() != WorkCompletionStatus.FLUSHED).count();
                 if (errors > 1) {
                     problems.add(s.name + " has " + errors + " error completions (V-ERR-59 allows one)");
+                }
+            }
+            // a reset is never a normal close: each end it reached must be in Error (Verbs §6.2.4;
+            // docs/engine.md: RTS -> LLP_CONNECTION_RESET, Closing -> LLP_CONNECTION_LOST). An RST at
+            // an offset reaches both ends; an RST or a held FIN at the close reaches the receiver of
+            // that direction (its peer may have finished its own close already)
+            if (proxy.fired() && (fault.kind() == Kind.RST || (fault.kind() == Kind.STALL && fault.atClose()))) {
+                for (Direction d : Direction.values()) {
+                    boolean reached = !fault.atClose() ? fault.kind() == Kind.RST : d == fault.direction();
+                    Connection conn = d == Direction.TO_ACTIVE ? ca : cb;
+                    Traffic.Side s = d == Direction.TO_ACTIVE ? active : passive;
+                    if (reached && conn != null && s.qp.state() != QpState.ERROR) {
+                        problems.add(s.name + " QP is " + s.qp.state() + " after " + fault + ": a reset is no graceful close");
+                    }
                 }
             }
             endA = checkEnd(ca, sa, evA, aborted, flushedIdleA, "active");

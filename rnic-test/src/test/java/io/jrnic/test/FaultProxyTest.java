@@ -5,6 +5,7 @@ import io.jrnic.test.FaultProxy.Fault;
 import io.jrnic.test.FaultProxy.Kind;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -180,6 +181,18 @@ class FaultProxyTest {
         assertThat(proxy.awaitFired(10, TimeUnit.SECONDS)).isTrue();
         active.setSoTimeout(200);
         assertThatThrownBy(() -> active.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+    }
+
+    @RepeatedTest(20)
+    void closingTheProxyEndsAStalledCloseWithAResetNotTheHeldFin() throws Exception {
+        connect(Fault.of(Kind.STALL, Direction.TO_ACTIVE, Fault.AT_CLOSE));
+        active.shutdownOutput();
+        assertThat(passive.getInputStream().read()).isEqualTo(-1);
+        passive.shutdownOutput(); // held by the stall
+        assertThat(proxy.awaitFired(10, TimeUnit.SECONDS)).isTrue();
+        proxy.close();
+        // the network ended the stall: a reset, never the FIN the proxy held back
+        assertThatThrownBy(() -> active.getInputStream().read()).isInstanceOf(SocketException.class);
     }
 
     @Test
