@@ -423,7 +423,7 @@ class FaultInjectionTest {
                 }
             }
             // a QP back in Idle (a graceful close that came before the traffic was posted) keeps
-            // what was posted to it queued (Verbs §6.2.1, V-QPS-22): Modify to Error flushes it
+            // what was posted to it queued (Verbs §6.2.1, V-QPS-7): Modify to Error flushes it
             for (Traffic.Side s : List.of(active, passive)) {
                 if ((s == active ? ca : cb) != null && s.qp.state() == QpState.IDLE && !s.outstanding.isEmpty()) {
                     s.qp.modify(new QueuePairModification().nextState(QpState.ERROR));
@@ -624,7 +624,7 @@ class FaultInjectionTest {
         assertThat(LeakRecorder.leaks()).as("netty leak reports").allMatch(l -> l.contains(CANARY));
     }
 
-    private static final String CANARY = "jrnic-leak-canary";
+    static final String CANARY = "jrnic-leak-canary";
 
     /** A tracked buffer that is never released, and a reference that tells when it was collected. */
     private static PhantomReference<Object> leakCanary(ReferenceQueue<Object> queue) {
