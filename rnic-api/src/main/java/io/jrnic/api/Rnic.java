@@ -157,6 +157,9 @@ public interface Rnic extends AutoCloseable {
      * Close RNIC (Verbs §9.2.1.3): destroys every resource, frees RNIC-allocated memory and makes
      * the name available again. It ends the connections and waits for the RNIC's event loops to
      * terminate; threads blocked in {@link CompletionQueue#take} wake with INVALID_CQ_HANDLE.
+     * A connection whose queue pair generated a Terminate (destroyed or not) first finishes its
+     * graceful close, so that the Terminate reaches the peer (RFC 5040 §6.2.1): until the peer's
+     * FIN, at most the connection's {@link ConnectionSettings#closeTimeout()}.
      * Idempotent: a second call waits for the first to finish.
      *
      * <p>Called from a callback on one of the RNIC's event loops (which cannot wait for itself to

@@ -20,6 +20,7 @@ import io.jrnic.api.internal.CounterLayout;
 import io.jrnic.core.cm.SoftConnectionManager;
 import io.jrnic.core.engine.PersistenceExecutor;
 import io.jrnic.core.engine.QpCounters;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.mem.MemoryManager;
 import io.jrnic.core.mem.MemoryOwner;
 import io.jrnic.core.mem.ProtectionDomainOwner;
@@ -99,6 +100,11 @@ public final class SoftRnic implements Rnic {
     /** Set by the first close(); later ones wait for {@link #closed}. */
     private final java.util.concurrent.atomic.AtomicBoolean closeStarted = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
+    /**
+     * Engines whose QP generated a Terminate and whose link has not closed yet (destroyed QPs
+     * included): Close RNIC lets their graceful close deliver it first (issue 9 item 2).
+     */
+    private final Set<QpEngine> terminateCloses = ConcurrentHashMap.newKeySet();
 
     private SoftRnic(RnicConfig config, String name) {
         this.config = snapshot(config).name(name);
@@ -532,7 +538,9 @@ public final class SoftRnic implements Rnic {
      * Close RNIC (Verbs §5.1.4, §9.2.1.3): destroys every QP (ignoring bound windows), S-RQ, CQ,
      * STag and PD, frees the RNIC's memory and releases the name. The connection manager is closed
      * first, outside the RNIC's locks: its connections end, its event loops terminate, and so nothing
-     * touches the RNIC's memory once it is freed.
+     * touches the RNIC's memory once it is freed. Before that, the connections of QPs that generated
+     * a Terminate finish their graceful close, each within its closeTimeout (issue 9 item 2,
+     * see awaitTerminateCloses).
      *
      * <p>On one of the RNIC's event loops (a callback closing the RNIC) the loops cannot be waited
      * for: the close runs on a new thread and this returns at once. Concurrent calls wait for the
@@ -562,6 +570,7 @@ public final class SoftRnic implements Rnic {
     }
 
     private void closeResources() {
+        awaitTerminateCloses();
         connections.close();
         persistence.close(); // after the loops ended: no Flush can start a force any more
         synchronized (resourceLock) {
@@ -636,6 +645,47 @@ public final class SoftRnic implements Rnic {
         }
     }
 
+    /**
+     * The engine's QP generated a Terminate: until its link closes, Close RNIC waits for it.
+     *
+     * @param engine the engine (any thread)
+     */
+    void terminateClosing(QpEngine engine) {
+        terminateCloses.add(engine);
+        if (engine.linkEnded()) {
+            terminateCloses.remove(engine); // the link closed meanwhile: its onClosed may have missed the entry
+        }
+    }
+
+    /**
+     * The link of an engine that generated a Terminate has closed.
+     *
+     * @param engine the engine (on its loop)
+     */
+    void terminateClosed(QpEngine engine) {
+        terminateCloses.remove(engine);
+    }
+
+    /**
+     * A Terminate the RNIC generated reaches the peer before Close RNIC ends the connection (RFC
+     * 5040 §6.2.1, R-TERM-034; issue 9 item 2). rping's server destroys the QP on the error
+     * completion and closes the RNIC at once. The engine writes the Terminate in a task on the
+     * link's event loop, and closing the transport right away loses that race whenever the loop is
+     * still in its I/O pass (the read that failed the receive, on a cold JVM or a loaded machine):
+     * a netty 4.2 loop that is shutting down closes all its channels after the I/O pass and before
+     * it runs the tasks already queued ({@code SingleThreadIoEventLoop.run}: the I/O handler's
+     * {@code prepareToDestroy} before {@code runAllTasks}), so the peer saw a FIN without the
+     * Terminate. A later close of the channel would also cut the Terminate's graceful close: a
+     * Terminate still in netty's queue (behind a slow reader) is dropped. So the graceful close
+     * after each generated Terminate runs to its end first, with the loops still running: the
+     * peer's FIN, or a reset when that connection's closeTimeout expires, which bounds the wait.
+     */
+    private void awaitTerminateCloses() {
+        for (QpEngine engine : List.copyOf(terminateCloses)) {
+            engine.awaitTerminateClose();
+        }
+    }
+
     /** Whether the calling thread is one of the RNIC's event loops (where nothing may block). */
     boolean onEventLoop() {
         return connections.onEventLoop();
@@ -676,6 +726,16 @@ public final class SoftRnic implements Rnic {
         @Override
         public void destroySrq(SoftSharedReceiveQueue srq) {
             SoftRnic.this.destroySrq(srq);
+        }
+
+        @Override
+        public void terminateClosing(QpEngine engine) {
+            SoftRnic.this.terminateClosing(engine);
+        }
+
+        @Override
+        public void terminateClosed(QpEngine engine) {
+            SoftRnic.this.terminateClosed(engine);
         }
     }
 

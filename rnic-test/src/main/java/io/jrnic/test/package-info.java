@@ -1,7 +1,10 @@
 /**
  * The jrnic test kit for applications' own integration tests: {@link io.jrnic.test.RnicTest} on a
  * JUnit Jupiter test class or method, and a {@link io.jrnic.test.RnicPair} parameter holding two
- * open RNICs whose queue pairs are connected over loopback TCP, closed after the test.
+ * open RNICs whose queue pairs are connected over loopback TCP, closed after the test; and
+ * {@link io.jrnic.test.FaultProxy}, a loopback TCP proxy that cuts, stalls, delays, slices or
+ * half-closes a connection at a chosen byte, for tests of what an application sees when the
+ * network fails.
  *
  * <pre>{@code
  * @RnicTest

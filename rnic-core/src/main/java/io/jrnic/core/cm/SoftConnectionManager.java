@@ -414,7 +414,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             Connection connection;
             try {
                 channel.gracefulReceiveOverflow(gracefulReceiveOverflow); // read once, by the engine
-                QpEngine engine = new QpEngine(channel);
+                QpEngine engine = new QpEngine(channel, closeTimeout);
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
                 SoftConnection c = new SoftConnection(qp, info.role() == ConnectionInfo.Role.INITIATOR

@@ -124,6 +124,23 @@ public interface QpContext {
     SharedReceiveWait sharedReceiveWait();
 
     /**
+     * The engine's QP generated a Terminate, whose graceful close is now under way: until the link
+     * closes, Close RNIC waits for it, so that the Terminate reaches the peer (RFC 5040 §6.2.1,
+     * R-TERM-034). Any thread.
+     *
+     * @param engine the engine whose link is closing
+     */
+    void terminateClosing(QpEngine engine);
+
+    /**
+     * The engine's link has closed (once per connection, on the loop): Close RNIC no longer waits
+     * for it.
+     *
+     * @param engine the engine whose link closed
+     */
+    void terminateClosed(QpEngine engine);
+
+    /**
      * A QP's waiting place at its S-RQ: a QP that found no WQE for a Send joins the S-RQ's waiters and
      * holds the Send until a post wakes it (V-WRP-65). The S-RQ's fair-share policy may refuse it.
      *

@@ -15,8 +15,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -49,9 +54,22 @@ public final class QpEngine implements QpTransport {
     /** FPDUs sent per run before the engine yields the event loop to other QPs. */
     public static final int FPDU_BUDGET = 16;
     private static final Logger LOG = LoggerFactory.getLogger(QpEngine.class);
+    /** ConnectionSettings' default closeTimeout, for an engine built without one. */
+    private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * Slack on top of closeTimeout when Close RNIC waits for a Terminate's graceful close: the link's
+     * own timer starts a little later (at the engine's turn) and resets the connection at its expiry.
+     */
+    private static final long CLOSE_WAIT_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     public final FpduLink link;
     public final Executor executor;
+    /** How long the link's graceful close may take (ConnectionSettings.closeTimeout). */
+    private final long closeTimeoutNanos;
+    /** Completed when the link reports its closure (once, on the loop); allocated once per connection. */
+    private final CompletableFuture<Void> linkEnded = new CompletableFuture<>();
+    /** When Close RNIC stops waiting for this link: set when the QP generates its Terminate. */
+    private volatile long terminateCloseDeadline;
     /**
      * The RDMAP opcodes this stream accepts and sends: RFC 5040, plus RFC 7306 when the RNIC offers
      * {@link RnicExtension#ATOMICS} or {@link RnicExtension#IMMEDIATE_DATA}, plus the commit draft's
@@ -112,11 +130,24 @@ public final class QpEngine implements QpTransport {
      * @param link the established FPDU link
      */
     public QpEngine(FpduLink link) {
+        this(link, DEFAULT_CLOSE_TIMEOUT);
+    }
+
+    /**
+     * Creates an engine for one connected QP whose link closes gracefully within this time (the
+     * connection's {@code ConnectionSettings.closeTimeout}): it bounds how long Close RNIC waits for
+     * a Terminate to be delivered ({@link #awaitTerminateClose()}).
+     *
+     * @param link         the established FPDU link
+     * @param closeTimeout the link's close timeout
+     */
+    public QpEngine(FpduLink link, Duration closeTimeout) {
         if (link == null) {
             throw new IllegalArgumentException("link must not be null");
         }
         this.link = link;
         this.executor = link.executor();
+        this.closeTimeoutNanos = closeTimeout.toNanos();
     }
 
     @Override
@@ -238,13 +269,45 @@ public final class QpEngine implements QpTransport {
             // the Terminate carries that Send's DDP header (RFC 5040 §7.1 case 2)
             rx.latchDelivered(errorFor(message.terminateControl()));
         }
+        boolean first;
         synchronized (inboxLock) {
-            if (terminateRequest == null) {
+            first = terminateRequest == null;
+            if (first) {
                 terminateRequest = message;
             }
         }
+        if (first && qp != null) {
+            // from now on Close RNIC lets this link's graceful close deliver the Terminate
+            terminateCloseDeadline = System.nanoTime() + closeTimeoutNanos + CLOSE_WAIT_MARGIN_NANOS;
+            qp.terminateClosing(this);
+        }
         closeRequested = true;
         schedule();
+    }
+
+    /**
+     * Close RNIC (Verbs §5.1.4) after this QP generated a Terminate: waits until the link has
+     * closed, which the Terminate's graceful close does at the peer's FIN, or with a reset when
+     * closeTimeout expires (RFC 5040 §6.2.1, R-TERM-034; issue 9 item 2; see
+     * {@link SoftRnic}'s close). Bounded by closeTimeout (plus a margin) from the Terminate's
+     * request; returns at once if the link has closed. Call off the event loop.
+     */
+    public void awaitTerminateClose() {
+        long left = terminateCloseDeadline - System.nanoTime();
+        try {
+            linkEnded.get(Math.max(left, 0), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            LOG.warn("{}: the graceful close after the Terminate did not end in time; closing the RNIC anyway", this);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("never completed exceptionally", e);
+        }
+    }
+
+    /** Whether the link has reported its closure. */
+    public boolean linkEnded() {
+        return linkEnded.isDone();
     }
 
     @Override
@@ -577,6 +640,8 @@ public final class QpEngine implements QpTransport {
         public void onClosed(FpduLink.Closure closure) {
             linkClosed = true;
             established = false;
+            linkEnded.complete(null);
+            qp.terminateClosed(QpEngine.this); // once per connection: no longer waited for
             if (dead) {
                 return;
             }

@@ -3,6 +3,7 @@ package io.jrnic.core.qp;
 import io.jrnic.api.RnicConfig;
 import io.jrnic.api.RnicExtension;
 import io.jrnic.core.engine.PersistenceExecutor;
+import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.mem.MemoryManager;
 import io.jrnic.core.mem.StagTable;
 
@@ -75,6 +76,20 @@ public record RnicResources(RnicConfig config, Set<RnicExtension> extensions, Ev
          * @param srq the S-RQ being destroyed
          */
         void destroySrq(SoftSharedReceiveQueue srq);
+
+        /**
+         * An engine of this RNIC generated a Terminate: Close RNIC waits for its link to close.
+         *
+         * @param engine the engine
+         */
+        void terminateClosing(QpEngine engine);
+
+        /**
+         * An engine's link closed: Close RNIC no longer waits for it.
+         *
+         * @param engine the engine
+         */
+        void terminateClosed(QpEngine engine);
     }
 
     /**

@@ -1071,6 +1071,16 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         }
 
         @Override
+        public void terminateClosing(QpEngine engine) {
+            rnic.owner().terminateClosing(engine);
+        }
+
+        @Override
+        public void terminateClosed(QpEngine engine) {
+            rnic.owner().terminateClosed(engine);
+        }
+
+        @Override
         public SharedReceiveWait sharedReceiveWait() {
             return srq == null ? null : this;
         }

@@ -24,7 +24,11 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.SocketException;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,13 +40,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and must reach the wire before the reset: the peer must read it every time, never a bare RST.
  * The race is between the application thread and the event loop, so the scenario runs 20 times.
  *
- * <p>Not covered, because it does not hold yet (issue 9 item 2 stays open for it): Destroy QP
- * followed at once by Rnic.close(). Closing the RNIC closes every socket of its transport at once,
- * and in a clean CI run the peer then saw the connection end without the Terminate (run 0, a cold
- * JVM); docs/transport.md "Close" records the limit.
+ * <p>rping's server also closes the RNIC right after the destroy. Rnic.close() used to shut the
+ * event loops down at once, and a netty loop that is shutting down closes its channels after its
+ * I/O pass, before the tasks already queued: when the loop was still busy with the read that failed
+ * the receive (a cold JVM, a loaded machine), the engine's turn to write the Terminate came after
+ * the socket was closed and the peer saw a bare FIN. Rnic.close() now lets the Terminate's graceful
+ * close finish first (the peer's FIN, at most closeTimeout): the peer reads the Terminate, then our
+ * FIN, answers with its own, and Rnic.close() returns. {@code DESTROY_QP_AND_CLOSE_RNIC} is the
+ * race as it comes; {@code DESTROY_QP_AND_CLOSE_RNIC_WHILE_THE_LOOP_IS_BUSY} forces the losing
+ * order every run (it failed at run 0 without the wait). docs/transport.md "Close".
  */
 class TerminateBeforeResetTest {
     private static final int RUNS = 20;
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
     /** What the application does when it sees the error completion. */
     enum Reaction {
@@ -52,7 +62,17 @@ class TerminateBeforeResetTest {
          * The CQ's Completion Event Handler destroys the QP. It runs on the event loop right after
          * the completion, before the engine's turn to send the Terminate: the reset comes first.
          */
-        DESTROY_QP_IN_COMPLETION_HANDLER
+        DESTROY_QP_IN_COMPLETION_HANDLER,
+        /** rping's server: Destroy QP, then Rnic.close() right after (its transport with it). */
+        DESTROY_QP_AND_CLOSE_RNIC,
+        /**
+         * As {@link #DESTROY_QP_AND_CLOSE_RNIC}, while the event loop is still busy with the read
+         * that failed the receive (what a cold JVM or a loaded machine does at random): the CQ's
+         * Completion Event Handler, which runs inside that read, returns only once the closing
+         * thread waits in Rnic.close(). The engine's turn to send the Terminate then comes after
+         * Rnic.close() started, every time.
+         */
+        DESTROY_QP_AND_CLOSE_RNIC_WHILE_THE_LOOP_IS_BUSY
     }
 
     private RawInitiator peer;
@@ -79,11 +99,18 @@ class TerminateBeforeResetTest {
     @EnumSource(Reaction.class)
     void terminateReachesThePeerBeforeTheReset(Reaction reaction) throws Exception {
         for (int run = 0; run < RUNS; run++) {
+            AtomicReference<Thread> closer = new AtomicReference<>();
             CompletionEventHandler handler = switch (reaction) {
                 case DESTROY_QP_IN_COMPLETION_HANDLER -> (rnic, cq) -> peer.qp.close();
+                case DESTROY_QP_AND_CLOSE_RNIC_WHILE_THE_LOOP_IS_BUSY -> (rnic, cq) -> RawInitiator.await(() -> {
+                    Thread t = closer.get();
+                    return t != null && t.getState() == Thread.State.TIMED_WAITING;
+                }, "Rnic.close() to wait");
                 default -> null;
             };
-            peer = new RawInitiator(new ConnectionSettings(), handler);
+            // a closeTimeout far above the bound on Rnic.close() below: that returned at the peer's
+            // FIN, not when the timeout reset the connection
+            peer = new RawInitiator(new ConnectionSettings().closeTimeout(CLOSE_TIMEOUT), handler);
             if (handler != null) {
                 peer.cq.requestNotification(NotifyType.NEXT_COMPLETION);
             }
@@ -96,8 +123,27 @@ class TerminateBeforeResetTest {
             WorkCompletion wc = peer.completions(1).getFirst();
             assertThat(wc.status()).isNotEqualTo(WorkCompletionStatus.SUCCESS);
             // the application reacts at once, as rping's server does
+            CompletableFuture<Void> rnicClosed = null;
             switch (reaction) {
                 case DESTROY_QP -> peer.qp.close();
+                case DESTROY_QP_AND_CLOSE_RNIC, DESTROY_QP_AND_CLOSE_RNIC_WHILE_THE_LOOP_IS_BUSY -> {
+                    // Rnic.close() waits for the Terminate's graceful close, which ends at the
+                    // peer's FIN: this thread plays the peer meanwhile
+                    CompletableFuture<Void> done = new CompletableFuture<>();
+                    RawInitiator p = peer;
+                    Thread t = Thread.ofPlatform().name("rping-server-close").unstarted(() -> {
+                        try {
+                            p.qp.close();
+                            p.rnic.close();
+                            done.complete(null);
+                        } catch (Throwable e) {
+                            done.completeExceptionally(e);
+                        }
+                    });
+                    closer.set(t);
+                    t.start();
+                    rnicClosed = done;
+                }
                 default -> {
                     // done by the completion handler
                 }
@@ -106,9 +152,41 @@ class TerminateBeforeResetTest {
             // RFC 5041 §7.2: Layer DDP, EType 2 (untagged buffer), code 0x05 "DDP Message too long
             // for available buffer"
             readTerminateThenEnd(0x1205, "run " + run + " (" + wc.status() + ")");
+            if (rnicClosed != null) {
+                // the peer answers our FIN as siw does after a Terminate: Rnic.close() then returns
+                peer.raw.shutdownOutput();
+                rnicClosed.get(CLOSE_TIMEOUT.toSeconds() / 2, TimeUnit.SECONDS);
+            }
             peer.close();
             peer = null;
         }
+    }
+
+    /**
+     * The wait in Rnic.close() for a Terminate's graceful close is bounded: a peer that reads the
+     * Terminate and our FIN but never closes its end holds Rnic.close() only until closeTimeout
+     * resets the connection (Verbs §6.2.5, V-QPS-79), not for good.
+     */
+    @Test
+    void rnicCloseAfterATerminateWaitsAtMostCloseTimeout() throws Exception {
+        Duration closeTimeout = Duration.ofMillis(500);
+        peer = new RawInitiator(new ConnectionSettings().closeTimeout(closeTimeout));
+        MemorySegment memory = peer.rnic.allocateMemory(4096, 4096);
+        MemoryRegion mr = peer.pd.registerMemory(memory, AccessRights.LOCAL_WRITE);
+        peer.qp.postReceive(new ReceiveWorkRequest().wrId(1).sge(mr.stag(), memory.address(), 16));
+        peer.connect();
+        peer.raw.getOutputStream().write(sendFpdu(new byte[64]));
+        assertThat(peer.completions(1).getFirst().status()).isNotEqualTo(WorkCompletionStatus.SUCCESS);
+
+        RawInitiator p = peer;
+        CompletableFuture<Void> rnicClosed = CompletableFuture.runAsync(() -> {
+            p.qp.close();
+            p.rnic.close();
+        });
+        readTerminateThenEnd(0x1205, "Terminate");
+        // the raw peer keeps its end open: only the close timeout ends the wait
+        rnicClosed.get(closeTimeout.toMillis() + 5_000, TimeUnit.MILLISECONDS);
+        assertThat(peer.rnic.isOpen()).isFalse();
     }
 
     /**
