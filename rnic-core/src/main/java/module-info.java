@@ -1,6 +1,6 @@
 /**
- * The software RNIC behind the Verbs facade: QP engine, memory and STag tables, completion
- * queues, and the netty transport. Applications reach it through
+ * The software RNIC behind the Verbs facade: memory and STag tables, work queues, the QP engine,
+ * queue pairs, completion queues, connection management and the netty transport. Applications reach it through
  * {@code io.jrnic.api.Rnic.open}, which finds it as the {@code io.jrnic.api.spi.RnicProvider}
  * service.
  */
@@ -16,10 +16,9 @@ module io.jrnic.core {
     requires jdk.jfr;
     requires org.slf4j;
 
+    // Only the RNIC itself: its layers (mem, wq, link, engine, qp, transport, cm) are internal
+    // (docs/architecture.md "Inside rnic-core").
     exports io.jrnic.core;
-    // The FPDU link seam: QpEngine's public constructor takes an FpduLink, which was exported with
-    // io.jrnic.core before it moved to its own package (issue 10).
-    exports io.jrnic.core.link;
 
     provides io.jrnic.api.spi.RnicProvider with io.jrnic.core.SoftRnicProvider;
 }

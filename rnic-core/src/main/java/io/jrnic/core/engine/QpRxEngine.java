@@ -86,6 +86,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * reaches the head); an Atomic Response completes the atomic at the ORD head after its identifier
  * was checked and the original value written into the WR's result buffer.
  *
+ * <p>Size: over 800 lines, on purpose. It is one receive state machine (RFC 5041 §7 placement,
+ * RFC 5040 §5 delivery by opcode) whose per-segment state -- the resolved target, the revocation
+ * fence, the held backlog of graceful overflow, the latched error -- is shared by every opcode's
+ * path; split by opcode, that state would have to be passed around or exposed. The parts that
+ * stand alone are apart: the IRD and ORD queues, the commit draft ({@link CommitDraft}), the
+ * atomics' execution ({@link RemoteAtomics}), the Terminate latch ({@link TerminateLatch}).
+ *
  * <p>Thread safety: confined to the engine's event loop, except {@link #receivePosted()}.
  */
 public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolver, TaggedBufferResolver {

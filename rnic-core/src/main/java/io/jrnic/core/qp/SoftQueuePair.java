@@ -57,6 +57,13 @@ import java.util.ArrayDeque;
  * order (Verbs §8.2.2 rule 2). On entering Error every incomplete WQE completes FLUSHED exactly
  * once, except the one that caused the error, which keeps its own status (§6.2.4).
  *
+ * <p>Size: over 800 lines, on purpose. What remains here is what shares the QP's lock and its
+ * rings: posting, SQ processing in order, completion, Modify/Query/Destroy, and the engine's
+ * upcalls, which complete WQEs of those rings. What does not share them lives apart: the state
+ * machine ({@link QpStateMachine}), the engine's view ({@link io.jrnic.core.engine.QpContext}),
+ * the memory view ({@link io.jrnic.core.mem.QpMemoryView}), the receive source
+ * ({@link io.jrnic.core.wq.ReceiveSource}).
+ *
  * <p>Thread safety: thread safe. Every operation runs under the QP's lock; events and
  * notifications are delivered after it is released.
  */
