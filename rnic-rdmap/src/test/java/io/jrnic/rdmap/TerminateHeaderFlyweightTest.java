@@ -210,4 +210,12 @@ class TerminateHeaderFlyweightTest {
         assertThat(terminate.ddpSegmentLength(29)).isSameAs(terminate);
         assertThat(terminate.ddpSegmentLength()).isEqualTo(29);
     }
+
+    @Test
+    void aBareFourOctetTerminateIsReadNoFurther_R_TERM_014() {
+        // An LLP error carries no optional part (M=D=R=0): the header ends after the control word.
+        MemorySegment bare = Bytes.segment("20 02 00 00");
+        assertThat(terminate.wrap(bare, 0).length()).isEqualTo(4);
+        assertThat(terminate.error()).isSameAs(MpaError.CRC_MISMATCH);
+    }
 }
