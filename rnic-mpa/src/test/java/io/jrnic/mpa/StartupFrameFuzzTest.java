@@ -130,6 +130,16 @@ class StartupFrameFuzzTest {
             assertThat(n.error().terminateCodeBits()).isEqualTo(0x2004);
             return;
         }
+        boolean sentEnhanced = settings.revision() == StartupFrame.REVISION_2;
+        if (initiator ? frame.enhanced() != sentEnhanced : frame.enhanced() && !sentEnhanced) {
+            // RFC 6581 §10: a Reply's S must match the Request's; an unenhanced Responder treats an
+            // enhanced Request as improperly formatted.
+            assertThat(n.outcome()).isEqualTo(Negotiation.Outcome.CLOSE);
+            assertThat(n.failure()).isEqualTo(NegotiationFailure.INVALID_FRAME);
+        }
+        if (initiator && n.failure() != NegotiationFailure.INVALID_FRAME && frame.reject()) {
+            assertThat(n.outcome()).isEqualTo(Negotiation.Outcome.PEER_REJECTED);       // RFC 5044 §7.1.2 rule 3
+        }
         if (n.failure() == NegotiationFailure.INVALID_FRAME) {
             // Valid on its own but not for this endpoint (RFC 6581 §10: S mismatch or unenhanced).
             assertThat(n.outcome()).isEqualTo(Negotiation.Outcome.CLOSE);

@@ -49,6 +49,8 @@ public final class RdmapFuzzSeeds {
         }
         base.untaggedHeader(h, 0, RdmapOpcode.READ_REQUEST, false, 0, 1, 0);
         write(validator, "read-request-not-last", cat(new byte[] {0, 0, 0, 0, 28}, bytes(h, 0, 18)));
+        base.untaggedHeader(h, 0, RdmapOpcode.READ_REQUEST, true, 0, 1, 4);
+        write(validator, "read-request-message-offset-4", cat(new byte[] {0, 0, 0, 0, 28}, bytes(h, 0, 18)));
         base.untaggedHeader(h, 0, RdmapOpcode.SEND, true, 0, 1, 0);
         h.set(ValueLayout.JAVA_BYTE, 1, (byte) 0x03);                     // RV 00 on an IETF stream
         write(validator, "rdmap-version-0", cat(new byte[] {0, 0, 0, 0, 0}, bytes(h, 0, 18)));

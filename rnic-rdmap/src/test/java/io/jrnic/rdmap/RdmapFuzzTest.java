@@ -153,6 +153,19 @@ class RdmapFuzzTest {
         } else if ((b2 & 0xE0) == 0 && (b2 & 0x07) != 0) {
             assertThat(lenient.bitOrder()).isEqualTo(TerminateDecoder.BitOrder.LINUX_SIW);
         }
+        // The strict verdict, read from RFC 5040 §4.8 apart from the decoder: a registered error
+        // (RFC 6580 §3) and exactly the parts M, D and R announce, the DDP header's length by its T bit.
+        boolean m = (b2 & 0x80) != 0;
+        boolean d = (b2 & 0x40) != 0;
+        boolean r = (b2 & 0x20) != 0;
+        int b0 = input[1] & 0xFF;
+        boolean registered = IwarpErrors.fromWire(b0 >>> 4, b0 & 0xF, input[2] & 0xFF) != null;
+        int expectedLength = 4 + (m || d ? 2 : 0) + (r ? ReadRequestHeaderFlyweight.HEADER_LENGTH : 0);
+        if (d && length > 6) {
+            expectedLength += (input[1 + 6] & 0x80) != 0 ? 14 : 18;
+        }
+        boolean strictValid = registered && (!d || length > 6) && length == expectedLength;
+        assertThat(strictResult == null).as("strict verdict").isEqualTo(strictValid);
         if (strictResult != null) {
             return;
         }
