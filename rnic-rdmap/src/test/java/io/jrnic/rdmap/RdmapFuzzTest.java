@@ -81,9 +81,11 @@ class RdmapFuzzTest {
                     again.set(ValueLayout.JAVA_INT_UNALIGNED, 2, segment.get(ValueLayout.JAVA_INT_UNALIGNED, 2));
                 }
             }
-            // DDP control: T, L, DV kept, reserved 0x3C not; RDMAP control: reserved bits not kept.
+            // DDP control: T and L kept; reserved 0x3C not, and DV is DDP's to check (RFC 5041 §4.1),
+            // the encoder writes the stream's. RDMAP control: reserved bits not kept.
             int rsv = features.commitDraft() ? RdmapControl.EXTENDED_RSV_MASK : RdmapControl.RSV_MASK;
-            assertThat(again.get(ValueLayout.JAVA_BYTE, 0) & 0xFF).isEqualTo(ddpControl & ~DdpHeaderFlyweight.RESERVED_MASK);
+            int ddpKept = ~(DdpHeaderFlyweight.RESERVED_MASK | DdpHeaderFlyweight.DV_MASK) & 0xFF;
+            assertThat(again.get(ValueLayout.JAVA_BYTE, 0) & ddpKept).isEqualTo(ddpControl & ddpKept);
             assertThat(again.get(ValueLayout.JAVA_BYTE, 1) & 0xFF).isEqualTo(rdmapControl & ~rsv);
             byte[] rest = again.asSlice(2, ddp.headerLength() - 2).toArray(ValueLayout.JAVA_BYTE);
             assertThat(rest).isEqualTo(Arrays.copyOfRange(header, 2, ddp.headerLength()));
