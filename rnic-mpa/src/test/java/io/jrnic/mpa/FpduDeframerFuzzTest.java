@@ -333,6 +333,7 @@ class FpduDeframerFuzzTest {
                 for (int i = 0; i < Fpdu.padLength(len); i++) {
                     r.next(true);
                 }
+                r.markerIfDue();    // a marker right before the CRC field is inside the FPDU and its CRC
                 int computed = (int) r.crc.getValue();
                 int received = 0;
                 for (int i = 0; i < 4; i++) {
