@@ -204,4 +204,17 @@ class DdpHeaderFlyweightTest {
         assertThat(untagged.wrap(Hex.segment(SEND_HELLO_FPDU), 2).toString())
                 .isEqualTo("UntaggedHeader[L=true DV=1 rsvdUlp=0x43 word=0x00000000 QN=0 MSN=1 MO=0]");
     }
+
+    @Test
+    void writersReturnTheFlyweight() {
+        MemorySegment buffer = MemorySegment.ofArray(new byte[18]);
+        TaggedHeaderFlyweight t = tagged.wrap(buffer, 0);
+        assertThat(t.encode(true, 1, 0x40, 0x1234, 0x1000L)).isSameAs(t);
+        assertThat(t.taggedOffset(0x2000L)).isSameAs(t);
+        assertThat(t.taggedOffset()).isEqualTo(0x2000L);
+        UntaggedHeaderFlyweight u = untagged.wrap(buffer, 0);
+        assertThat(u.encode(true, 1, 0x43, 0, 0, 1, 0)).isSameAs(u);
+        assertThat(u.messageOffset(7)).isSameAs(u);
+        assertThat(Hex.of(buffer)).isEqualTo(Hex.compact("41 43 00000000 00000000 00000001 00000007"));
+    }
 }

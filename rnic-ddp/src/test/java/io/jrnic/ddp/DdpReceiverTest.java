@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.jrnic.ddp.InboundSegment.Outcome;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.WeakReference;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;
@@ -185,6 +186,55 @@ class DdpReceiverTest {
         @Test
         void rejectsToPlusLengthBeyondEnd() {
             assertRejected(write(0x1234, 0x10F1, 16), DdpError.TAGGED_BASE_OR_BOUNDS);
+        }
+
+        @Test
+        void reportsAToPastTheRegionAsBoundsEvenWhereTheLengthWouldWrap() {
+            // RFC 5041 §7.1: check 3 (the TO is a legal offset) fails before check 5 (no wrap) is made.
+            regions.with(0x66, 0xFFFF_FFFF_FFFF_FF00L, 0xF0);
+
+            assertRejected(write(0x66, 0xFFFF_FFFF_FFFF_FFF0L, 32), DdpError.TAGGED_BASE_OR_BOUNDS);
+        }
+
+        @Test
+        void resolvesAnUnknownStagAfterAResetWithoutTheLastRegion_R_ERR_032() {
+            assertRejected(write(0x1234, 0x2000, 16), DdpError.TAGGED_BASE_OR_BOUNDS); // 0x1234 was looked up
+            receiver.reset(IETF);
+
+            assertRejected(write(0x9999, 0x1000, 16), DdpError.TAGGED_INVALID_STAG);
+        }
+
+        /** Places 16 octets into a region whose only strong reference is the receiver's, if any. */
+        private WeakReference<Object> placeIntoARegionThenForgetIt() {
+            Object region = new Object();
+            regions.with(0x4321, new Regions.Region(0, 4096, true, true, region));
+            assertThat(write(0x4321, 0, 16).attachment()).isSameAs(region);
+            regions.byStag.remove(0x4321);
+            return new WeakReference<>(region);
+        }
+
+        private boolean collected(WeakReference<?> ref) {
+            for (int i = 0; i < 50 && ref.get() != null; i++) {
+                System.gc();
+            }
+            return ref.get() == null;
+        }
+
+        @Test
+        void keepsNoRegionReachableOnceTheNextSegmentIsValidated() {
+            // A deregistered region must not stay reachable from the stream (its memory may be freed).
+            WeakReference<Object> region = placeIntoARegionThenForgetIt();
+            assertThat(send(0, 1, 0, 10, true).accepted()).isTrue();
+
+            assertThat(collected(region)).isTrue();
+        }
+
+        @Test
+        void keepsNoRegionReachableAfterAReset() {
+            WeakReference<Object> region = placeIntoARegionThenForgetIt();
+            receiver.reset(IETF);
+
+            assertThat(collected(region)).isTrue();
         }
 
         @Test
@@ -689,6 +739,7 @@ class DdpReceiverTest {
 
         @Test
         void resetStartsANewStream_V_QPS_13() {
+            assertThat(receiver.version()).isEqualTo(IETF);
             send(0, 1, 0, 10, true);
             send(1, 1, 0, 28, true);
             send(0, 9, 0, 10, true);

@@ -29,6 +29,7 @@ class DdpSegmenterTest {
         // RFC 5041 §5.2: 2048 octets at TO 16384, MULPDU 1500 -> (16384, 1486), (17870, 562).
         segmenter.resetTagged(1500, IETF, 0x40, 0x1234, 16384, 2048);
 
+        assertThat(segmenter.tagged()).isTrue();
         assertThat(segmenter.next(header, 0)).isTrue();
         assertThat(Hex.of(header, 0, 14)).isEqualTo(Hex.compact("81 40 00001234 0000000000004000"));
         assertThat(segmenter.taggedOffset()).isEqualTo(16384);
@@ -122,6 +123,8 @@ class DdpSegmenterTest {
         assertThat(segmenter.payloadLength()).isEqualTo(54);
         assertThat(segmenter.ulpduLength()).isEqualTo(100);
         assertThat(untagged.wrap(header, 0).messageOffset()).isZero();
+        assertThat(segmenter.messageOffset()).as("the ULP header starts the message").isZero();
+        assertThat(segmenter.tagged()).isFalse();
 
         assertThat(segmenter.next(header, 0)).isTrue();
         assertThat(segmenter.ulpHeaderLength()).isZero();
@@ -362,5 +365,15 @@ class DdpSegmenterTest {
         segmenter.next(header, 0);
 
         assertThat(segmenter.toString()).isEqualTo("DdpSegmenter[tagged segment=1 payload=0+1486 L=false remaining=562]");
+    }
+
+    @Test
+    void countingSegmentsChecksTheArgumentsLikeAReset() {
+        assertThatThrownBy(() -> DdpSegmenter.segmentsFor(14, true, 0, 100)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("MULPDU 14 leaves no room");
+        assertThatThrownBy(() -> DdpSegmenter.segmentsFor(46, false, 29, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("29-byte ULP header");
+        assertThatThrownBy(() -> DdpSegmenter.segmentsFor(1500, true, 0, DdpSegmenter.MAX_MESSAGE_LENGTH + 1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RFC 5041 §5.2");
     }
 }

@@ -22,7 +22,7 @@ class TaggedBufferDescriptorTest {
     void holdsAValidRegion() {
         Object region = new Object();
 
-        descriptor.valid(0xFFFF_0000_0000_0000L, -1L, true, region);
+        assertThat(descriptor.valid(0xFFFF_0000_0000_0000L, -1L, true, region)).isSameAs(descriptor);
 
         assertThat(descriptor.status()).isEqualTo(Status.VALID);
         assertThat(descriptor.baseTaggedOffset()).isEqualTo(0xFFFF_0000_0000_0000L);

@@ -249,14 +249,14 @@ public final class FpduWriter {
         copyOwn(header, headerOffset, headerLength);
         external(payload, payloadOffset, payloadLength);
         int pad = Fpdu.padLength(ulpduLength);
-        if (pad > 0) {
-            markerIfDue();
-            for (int i = 0; i < pad; i++) {
-                out.set(ValueLayout.JAVA_BYTE, outPos + i, (byte) 0);   // pad octets are sent as zero
-            }
-            outPos += pad;
-            position += pad;
+        // No marker is ever due before the pad: FPDUs start 4-aligned (RFC 5044 §4.1) and markers
+        // only at multiples of 512 (§4.3), so the position here, 2 + ULPDU_Length (mod 4), is a
+        // marker position only when there is no pad.
+        for (int i = 0; i < pad; i++) {
+            out.set(ValueLayout.JAVA_BYTE, outPos + i, (byte) 0);       // pad octets are sent as zero
         }
+        outPos += pad;
+        position += pad;
         // RFC 5044 §4.4 case 1: a marker right after PAD is inside this FPDU and covered.
         markerIfDue();
 

@@ -2,10 +2,18 @@ package io.jrnic.mpa;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.ref.WeakReference;
 import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -101,5 +109,40 @@ class Crc32cTest {
         assertThat(Hex.of(out, 0, 4)).isEqualTo(wire);
         assertThat(Crc32c.fromWire(out.get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN), 0)))
                 .isEqualTo(crc);
+    }
+
+    /** The bytes of a range lying beyond 2 GiB of a mapped segment (a registered region can be that large). */
+    @Test
+    void rangeBeyondTwoGibibytesOfAHugeSegment(@TempDir Path dir) throws IOException {
+        long size = (1L << 31) + 4096;                                 // sparse: only the touched page is stored
+        try (FileChannel channel = FileChannel.open(dir.resolve("region"), StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE, StandardOpenOption.SPARSE);
+             Arena arena = Arena.ofConfined()) {
+            MemorySegment huge = channel.map(FileChannel.MapMode.READ_WRITE, 0, size, arena);
+            long at = (1L << 31) + 100;
+            MemorySegment.copy("123456789".getBytes(StandardCharsets.US_ASCII), 0, huge, ValueLayout.JAVA_BYTE, at, 9);
+            assertThat(Crc32c.compute(huge, at, 9)).isEqualTo(0xE3069283);
+            Crc32c c = new Crc32c();
+            c.update(huge, at, 4);
+            c.update(huge, at + 4, 5);
+            assertThat(c.value()).isEqualTo(0xE3069283);
+        }
+    }
+
+    /** Crc32c#forgetSegment: a segment whose arena is about to close is no longer kept reachable. */
+    @Test
+    void forgetSegmentReleasesTheLastSegment() {
+        Crc32c c = new Crc32c();
+        WeakReference<byte[]> memory = checksumOfGarbage(c);
+        c.forgetSegment();
+        assertThat(SegmentViewsTest.collected(memory)).isTrue();
+        c.update(MemorySegment.ofArray("123456789".getBytes(StandardCharsets.US_ASCII)), 0, 9);
+        assertThat(c.value()).isNotEqualTo(0xE3069283);                 // the computation was not reset
+    }
+
+    private static WeakReference<byte[]> checksumOfGarbage(Crc32c c) {
+        byte[] data = new byte[4096];
+        c.update(MemorySegment.ofArray(data), 0, data.length);
+        return new WeakReference<>(data);
     }
 }

@@ -585,4 +585,301 @@ class FpduDeframerTest {
         assertSameUlpdus(r.ulpdus, sent);
         assertThat(d.position()).isEqualTo(writer.position());
     }
+
+    /** One FPDU (no markers, CRC on) around a ULPDU of {@code length} octets whose first octet is {@code first}. */
+    private static MemorySegment oneFpdu(int length, int first, byte[] ulpduOut) {
+        new Random(length).nextBytes(ulpduOut);
+        if (length > 0) {
+            ulpduOut[0] = (byte) first;
+        }
+        MemorySegment wire = MemorySegment.ofArray(new byte[Fpdu.frameLength(length)]);
+        new FpduWriter(false, true).write(MemorySegment.ofArray(ulpduOut), 0, length, wire, 0);
+        return wire;
+    }
+
+    /**
+     * RFC 5044 §4.4, §8 code 2: an FPDU lying whole in one chunk (delivered without copy) is
+     * CRC-checked like any other; the bytes up to the end of its CRC are taken, the next FPDU is not.
+     */
+    @Test
+    void wholeFpduInOneChunkWithBadCrcIsRejectedAndTheNextOneNotTaken() {
+        for (int victim : new int[] {20, 34}) {                        // a payload octet, a CRC octet
+            MemorySegment two = Hex.segment(FpduTest.WORKED_EXAMPLE_FPDU + FpduTest.WORKED_EXAMPLE_FPDU);
+            two.set(ValueLayout.JAVA_BYTE, victim, (byte) (two.get(ValueLayout.JAVA_BYTE, victim) ^ 0x01));
+            Recorder r = new Recorder();
+            FpduDeframer d = new FpduDeframer(false, true, r);
+            assertThat(d.consume(two, 0, 72)).as("octet %d", victim).isEqualTo(36);
+            assertThat(r.faults).containsExactly(DeframeFault.CRC_MISMATCH);
+            assertThat(r.ulpdus).isEmpty();
+            assertThat(d.delivered()).isZero();
+            assertThat(d.consume(two, 36, 36)).isZero();
+        }
+    }
+
+    @Test
+    void everyOctetInItsOwnOneOctetSegment() {
+        // A TCP read of one octet into a buffer of one octet: the deframer reads nothing past it.
+        Stream s = stream(new Random(61), false, true, 4);
+        Recorder r = new Recorder();
+        FpduDeframer d = new FpduDeframer(false, true, r);
+        for (long off = 0; off < s.bytes().byteSize(); off++) {
+            MemorySegment octet = MemorySegment.ofArray(new byte[] {s.bytes().get(ValueLayout.JAVA_BYTE, off)});
+            assertThat(d.consume(octet, 0, 1)).isEqualTo(1);
+        }
+        assertThat(r.faults).isEmpty();
+        assertSameUlpdus(r.ulpdus, s.ulpdus());
+    }
+
+    /**
+     * RFC 5044 §4.3: a marker right before ULPDU_Length belongs to the FPDU that follows (FPDUPTR 0),
+     * and an FPDU ending exactly where the next marker starts has no marker inside: both FPDUs are
+     * delivered from the chunk without copy.
+     */
+    @Test
+    void fpdusBehindALeadingMarkerAndEndingAtTheNextMarkerAreZeroCopy() {
+        FpduWriter w = new FpduWriter(true, true);
+        byte[] first = new byte[502];                                  // 4 + 2 + 502 + 0 + 4 = 512
+        new Random(67).nextBytes(first);
+        byte[] second = new byte[14];                                  // 4 + 2 + 14 + 0 + 4 = 24
+        MemorySegment wire = MemorySegment.ofArray(new byte[536]);
+        assertThat(w.write(MemorySegment.ofArray(first), 0, 502, wire, 0)).isEqualTo(512);
+        assertThat(w.write(MemorySegment.ofArray(second), 0, 14, wire, 512)).isEqualTo(24);
+        assertThat(Hex.of(wire, 512, 6)).isEqualTo("00000000000e");
+        Recorder r = new Recorder();
+        r.input = wire;
+        FpduDeframer d = new FpduDeframer(true, true, r);
+        assertThat(d.consume(wire, 0, 536)).isEqualTo(536);
+        assertThat(r.faults).isEmpty();
+        assertSameUlpdus(r.ulpdus, List.of(first, second));
+        assertThat(r.zeroCopy).isEqualTo(2);
+    }
+
+    @Test
+    void ulpduLengthLimitsAreInclusive() {
+        for (int length : new int[] {13, 14, 15}) {
+            Recorder r = new Recorder();
+            FpduDeframer d = new FpduDeframer(false, true, 14, 14, 0, r);
+            MemorySegment fpdu = oneFpdu(length, 0xC1, new byte[length]);
+            d.consume(fpdu, 0, (int) fpdu.byteSize());
+            if (length == 14) {
+                assertThat(r.faults).isEmpty();
+                assertThat(r.ulpdus).hasSize(1);
+            } else {
+                assertThat(r.faults).containsExactly(length < 14 ? DeframeFault.ULPDU_TOO_SHORT : DeframeFault.ULPDU_TOO_LONG);
+            }
+        }
+        Recorder r = new Recorder();
+        byte[] one = new byte[1];
+        MemorySegment fpdu = oneFpdu(1, 0x5A, one);
+        new FpduDeframer(false, true, 0, 1, 0, r).consume(fpdu, 0, 8);
+        assertThat(r.faults).isEmpty();
+        assertThat(r.ulpdus.get(0)).isEqualTo(one);
+        assertThatThrownBy(() -> new FpduDeframer(false, true, 0, 0, 0, r)).hasMessageContaining("maxUlpduLength");
+        assertThatThrownBy(() -> new FpduDeframer(false, true, -1, 10, 0, r)).hasMessageContaining("minUlpduLength");
+    }
+
+    @Test
+    void reportsItsModeAndWhetherAnFpduIsInProgress() {
+        Recorder r = new Recorder();
+        FpduDeframer d = new FpduDeframer(true, false, r);
+        assertThat(d.markers()).isTrue();
+        assertThat(d.crcEnabled()).isFalse();
+        FpduDeframer e = new FpduDeframer(false, true, r);
+        assertThat(e.markers()).isFalse();
+        assertThat(e.crcEnabled()).isTrue();
+        MemorySegment fpdu = Hex.segment(FpduTest.WORKED_EXAMPLE_FPDU);
+        assertThat(e.atFpduBoundary()).isTrue();
+        e.consume(fpdu, 0, 10);
+        assertThat(e.atFpduBoundary()).isFalse();
+        e.consume(fpdu, 10, 26);
+        assertThat(e.atFpduBoundary()).isTrue();
+        assertThat(r.ulpdus).hasSize(1);
+    }
+
+    /** The DDP control octet (RFC 5041 §4.2-§4.3: T decides tagged 14 vs untagged 18) is the ULPDU's own. */
+    @Test
+    void prefixLengthIsAskedWithTheFirstOctetOfThatVeryUlpdu() {
+        Stream s = stream(new Random(71), false, true, 12);
+        List<Integer> asked = new ArrayList<>();
+        Placer p = new Placer() {
+            @Override
+            public int prefixLength(int firstByte, int ulpduLength) {
+                asked.add(firstByte);
+                return super.prefixLength(firstByte, ulpduLength);
+            }
+        };
+        FpduDeframer d = new FpduDeframer(false, true, 14, 65535, 0, p);
+        feed(d, s.bytes(), new Random(1), 3);                          // no FPDU arrives whole
+        assertThat(p.faults).isEmpty();
+        assertSameUlpdus(p.ulpdus, s.ulpdus());
+        assertThat(asked).isEqualTo(s.ulpdus().stream().map(u -> u[0] & 0xFF).toList());
+    }
+
+    /** PlacementHandler#prefixLength: a prefix not shorter than the ULPDU means "reassemble it whole". */
+    @Test
+    void ulpduNoLongerThanItsPrefixIsReassembledNotPlaced() {
+        // A header-only untagged segment (18 octets) and a header-only tagged one (14): nothing to place.
+        List<byte[]> sent = new ArrayList<>();
+        MemorySegment wire = MemorySegment.ofArray(new byte[200]);
+        FpduWriter w = new FpduWriter(false, true);
+        int used = 0;
+        for (int i = 0; i < 4; i++) {
+            byte[] ulpdu = new byte[i % 2 == 0 ? 18 : 14];
+            new Random(i).nextBytes(ulpdu);
+            ulpdu[0] = (byte) (i % 2 == 0 ? 0x41 : 0xC1);
+            sent.add(ulpdu);
+            used += w.write(MemorySegment.ofArray(ulpdu), 0, ulpdu.length, wire, used);
+        }
+        Placer p = new Placer();
+        FpduDeframer d = new FpduDeframer(false, true, 14, 65535, 0, p);
+        feed(d, wire.asSlice(0, used), new Random(2), 5);
+        assertThat(p.faults).isEmpty();
+        assertSameUlpdus(p.ulpdus, sent);
+        assertThat(p.placed).isEmpty();
+        assertThat(p.next).isZero();                                   // placementTarget never asked
+    }
+
+    /** A placer that puts every payload at one place of {@code into} (not {@link Placer#area}). */
+    private static Placer placerAt(MemorySegment into, long at) {
+        return new Placer() {
+            @Override
+            public boolean placementTarget(MemorySegment prefix, long offset, int prefixLength, int ulpduLength,
+                                           PlacementTarget target) {
+                target.set(into, at);
+                return true;
+            }
+
+            @Override
+            public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
+                placed.add(into.asSlice(at, ulpduLength - prefixLength).toArray(ValueLayout.JAVA_BYTE));
+            }
+        };
+    }
+
+    @Test
+    void placementTargetMustHoldTheWholePayloadFromItsOffset() {
+        byte[] ulpdu = new byte[100];                                  // tagged: 14-octet prefix, 86 to place
+        MemorySegment fpdu = oneFpdu(100, 0x80, ulpdu);
+        // Exactly room for the payload from offset 8: accepted, the payload lands there.
+        Placer fits = placerAt(MemorySegment.ofArray(new byte[94]), 8);
+        FpduDeframer d = new FpduDeframer(false, true, 14, 65535, 0, fits);
+        feed(d, fpdu, new Random(3), 7);
+        assertThat(fits.faults).isEmpty();
+        assertThat(fits.placed).singleElement().isEqualTo(java.util.Arrays.copyOfRange(ulpdu, 14, 100));
+        // One octet short from offset 9: a programming error, found before anything is written.
+        MemorySegment shortArea = MemorySegment.ofArray(new byte[94]);
+        FpduDeframer e = new FpduDeframer(false, true, 14, 65535, 0, placerAt(shortArea, 9));
+        assertThatThrownBy(() -> feed(e, fpdu, new Random(3), 7)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("room for 86 bytes");
+        assertThat(shortArea.toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+    }
+
+    @Test
+    void placementTargetOfAnEarlierFpduIsNeverReused() {
+        // The handler names a target for the first FPDU only, yet says "set" for the second.
+        MemorySegment area = MemorySegment.ofArray(new byte[200]);
+        int[] calls = new int[1];
+        Placer p = new Placer() {
+            @Override
+            public boolean placementTarget(MemorySegment prefix, long offset, int prefixLength, int ulpduLength,
+                                           PlacementTarget target) {
+                if (calls[0]++ == 0) {
+                    target.set(area, 0);
+                }
+                return true;
+            }
+
+            @Override
+            public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
+                placed.add(new byte[0]);
+            }
+        };
+        byte[] ulpdu = new byte[100];
+        MemorySegment one = oneFpdu(100, 0x80, ulpdu);
+        MemorySegment two = MemorySegment.ofArray(new byte[2 * (int) one.byteSize()]);
+        FpduWriter w = new FpduWriter(false, true);
+        w.write(MemorySegment.ofArray(ulpdu), 0, 100, two, 0);
+        w.write(MemorySegment.ofArray(ulpdu), 0, 100, two, one.byteSize());
+        FpduDeframer d = new FpduDeframer(false, true, 14, 65535, 0, p);
+        assertThatThrownBy(() -> feed(d, two, new Random(4), 9)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("room");
+        assertThat(p.placed).hasSize(1);
+        assertThat(calls[0]).isEqualTo(2);
+    }
+
+    /** A guard that counts sections and checks that they balance. */
+    static final class CountingGuard implements PlacementTarget.Guard {
+        int enters;
+        int active;
+
+        @Override
+        public boolean enter() {
+            enters++;
+            active++;
+            return true;
+        }
+
+        @Override
+        public void exit() {
+            active--;
+        }
+    }
+
+    @Test
+    void directReadsAreBracketedOnceAndBoundedByTheWindow() {
+        byte[] ulpdu = new byte[1000];                                 // 14-octet prefix, 986 to place
+        MemorySegment fpdu = oneFpdu(1000, 0x80, ulpdu);
+        CountingGuard guard = new CountingGuard();
+        Placer p = new Placer() {
+            @Override
+            public boolean placementTarget(MemorySegment prefix, long offset, int prefixLength, int ulpduLength,
+                                           PlacementTarget target) {
+                super.placementTarget(prefix, offset, prefixLength, ulpduLength, target);
+                target.set(target.segment(), target.offset(), guard);
+                return true;
+            }
+        };
+        FpduDeframer d = new FpduDeframer(false, true, 14, 65535, 0, p);
+        assertThat(d.beginDirect()).as("no window before the header").isFalse();
+        assertThat(guard.enters).isZero();
+        assertThat(d.consume(fpdu, 0, 16)).isEqualTo(16);              // ULPDU_Length and the prefix
+        assertThat(d.directWindow()).isEqualTo(986);
+        assertThat(d.beginDirect()).isTrue();
+        assertThat(d.beginDirect()).as("already inside").isTrue();
+        assertThat(guard.enters).isEqualTo(1);
+        assertThatThrownBy(() -> d.placed(987)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("window is 986");
+        assertThat(guard.active).as("the failed read left the section").isZero();
+        assertThat(d.beginDirect()).isTrue();
+        assertThatThrownBy(() -> d.placed(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(guard.active).isZero();
+        long off = 16;
+        for (int n : new int[] {1, 985}) {                             // the smallest read, then the whole window
+            assertThat(d.beginDirect()).isTrue();
+            MemorySegment.copy(fpdu, off, d.directTarget(), d.directTargetOffset(), n);
+            d.placed(n);
+            off += n;
+            assertThat(guard.active).isZero();
+        }
+        assertThat(d.directWindow()).isZero();
+        assertThat(d.consume(fpdu, off, 6)).isEqualTo(6);              // pad and CRC: nothing goes into the target
+        assertThat(p.faults).isEmpty();
+        assertThat(p.placed).singleElement().isEqualTo(ulpdu);
+        assertThat(guard.enters).as("a section per beginDirect outside one, none for pad and CRC").isEqualTo(4);
+        assertThat(guard.active).isZero();
+    }
+
+    @Test
+    void directReadIntoAnUnguardedTargetNeedsNoSection() {
+        byte[] ulpdu = new byte[100];
+        MemorySegment fpdu = oneFpdu(100, 0x80, ulpdu);
+        Placer p = new Placer();
+        FpduDeframer d = new FpduDeframer(false, true, 14, 65535, 0, p);
+        d.consume(fpdu, 0, 16);
+        assertThat(d.beginDirect()).isTrue();
+        MemorySegment.copy(fpdu, 16, d.directTarget(), d.directTargetOffset(), 86);
+        d.placed(86);
+        d.consume(fpdu, 102, 6);
+        assertThat(p.placed).singleElement().isEqualTo(ulpdu);
+    }
 }

@@ -95,4 +95,39 @@ class FpduTest {
             assertThat(Fpdu.frameLength(Fpdu.mulpdu(emss, false))).isLessThanOrEqualTo(emss);
         }
     }
+
+    @Test
+    void maxWireLengthIsTheFrameAndOneMarkerPerStarted508OctetsPlusOne() {
+        assertThat(Fpdu.maxWireLength(30, true)).isEqualTo(36 + 2 * 4);
+        assertThat(Fpdu.maxWireLength(502, true)).as("a 508-octet frame starts one interval").isEqualTo(508 + 2 * 4);
+        assertThat(Fpdu.maxWireLength(506, true)).isEqualTo(512 + 3 * 4);
+    }
+
+    /** RFC 5044 §4.5: {@code 4 * ceil(EMSS / 512)} octets of markers, exact at multiples of 512. */
+    @ParameterizedTest
+    @CsvSource({"511,502,498", "512,506,502", "1024,1018,1010", "1025,1018,1006"})
+    void mulpduCountsOneMarkerPerStarted512OctetsOfEmss(int emss, int withoutMarkers, int withMarkers) {
+        assertThat(Fpdu.mulpdu(emss, false)).isEqualTo(withoutMarkers);
+        assertThat(Fpdu.mulpdu(emss, true)).isEqualTo(withMarkers);
+    }
+
+    @Test
+    void flyweightAtAnOffsetReadsAndWritesOnlyItsFpdu() {
+        MemorySegment seg = MemorySegment.ofArray(new byte[8 + 32 + 8]);
+        seg.fill((byte) 0x55);
+        Fpdu fpdu = new Fpdu().wrap(seg, 8);
+        assertThat(fpdu.segment()).isSameAs(seg);
+        assertThat(fpdu.offset()).isEqualTo(8);
+        fpdu.ulpduLength(23);
+        MemorySegment.copy(Hex.segment("4143 00000000 00000000 00000001 00000000 68656c6c6f"), 0, seg, 10, 23);
+        fpdu.clearPad();
+        assertThat(Hex.of(seg, 33, 3)).isEqualTo("000000");             // the pad
+        assertThat(Hex.of(seg, 36, 4)).as("the CRC field is not pad").isEqualTo("55555555");
+        assertThat(fpdu.computeCrc()).isEqualTo(0x0CB190B9);
+        assertThat(fpdu.crc(fpdu.computeCrc())).isSameAs(fpdu);
+        assertThat(Hex.of(seg, 0, 48)).isEqualTo(Hex.normalize("5555555555555555"
+                + "00 17 41 43 | 00 00 00 00 | 00 00 00 00 | 00 00 00 01 | 00 00 00 00 | 68 65 6c 6c | 6f 00 00 00 | b9 90 b1 0c"
+                + "5555555555555555"));
+        assertThat(fpdu.verify(true)).isNull();
+    }
 }

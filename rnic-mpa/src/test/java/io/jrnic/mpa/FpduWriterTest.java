@@ -173,4 +173,72 @@ class FpduWriterTest {
         assertThatThrownBy(() -> w.gather(big, 0, 0, big, 0, 14, small, 0, null))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sink");
     }
+
+    @Test
+    void reportsItsMode() {
+        FpduWriter w = new FpduWriter(true, false);
+        assertThat(w.markers()).isTrue();
+        assertThat(w.crcEnabled()).isFalse();
+        FpduWriter v = new FpduWriter(false, true);
+        assertThat(v.markers()).isFalse();
+        assertThat(v.crcEnabled()).isTrue();
+    }
+
+    /** RFC 5044 §4.1: pad octets are sent as zero, whatever the destination held before. */
+    @Test
+    void padIsZeroInADirtyDestinationAndScratch() {
+        MemorySegment ulpdu = Hex.segment("4143 00000000 00000000 00000001 00000000 68656c6c6f");  // 23: pad 3
+        String expected = Hex.normalize(
+                "00 17 41 43 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 68 65 6c 6c 6f 00 00 00 b9 90 b1 0c");
+        MemorySegment dst = MemorySegment.ofArray(new byte[32]);
+        dst.fill((byte) 0xFF);
+        assertThat(new FpduWriter(false, true).write(ulpdu, 0, 23, dst, 0)).isEqualTo(32);
+        assertThat(Hex.of(dst, 0, 32)).isEqualTo(expected);
+
+        FpduWriter gathering = new FpduWriter(false, true);
+        MemorySegment scratch = MemorySegment.ofArray(new byte[gathering.scratchLength(18, 5)]);
+        scratch.fill((byte) 0xFF);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        gathering.gather(ulpdu, 0, 18, ulpdu, 18, 5, scratch, 0,
+                (seg, off, len) -> wire.writeBytes(seg.asSlice(off, len).toArray(ValueLayout.JAVA_BYTE)));
+        assertThat(Hex.of(wire.toByteArray())).isEqualTo(expected);
+    }
+
+    @Test
+    void scratchHoldsTheWritersOwnOctetsOnly() {
+        // ULPDU_Length 2 + header 18 + pad 0 + CRC 4; with markers from position 0 also the markers
+        // at 0, 512 and 1024 of the 1036-octet FPDU.
+        assertThat(new FpduWriter(false, true).scratchLength(18, 1000)).isEqualTo(24);
+        FpduWriter w = new FpduWriter(true, true);
+        assertThat(w.wireLength(1018)).isEqualTo(1036);
+        assertThat(w.scratchLength(18, 1000)).isEqualTo(36);
+    }
+
+    @Test
+    void tooSmallScratchIsRejectedBeforeAnythingIsWrittenOrEmitted() {
+        FpduWriter w = new FpduWriter(true, true, 508);
+        MemorySegment payload = MemorySegment.ofArray(new byte[100]);
+        int needed = w.scratchLength(14, 100);
+        MemorySegment scratch = MemorySegment.ofArray(new byte[needed - 1]);
+        List<Long> pieces = new ArrayList<>();
+        assertThatThrownBy(() -> w.gather(payload, 0, 14, payload, 14, 86, scratch, 0, (seg, off, len) -> pieces.add(len)))
+                .isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessageContaining("scratch has " + (needed - 1) + " bytes from offset 0");
+        assertThat(pieces).isEmpty();
+        assertThat(scratch.toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+        assertThat(w.position()).isEqualTo(508);
+    }
+
+    @Test
+    void roomIsCountedFromTheDestinationOffset() {
+        FpduWriter w = new FpduWriter(false, true);
+        MemorySegment ulpdu = MemorySegment.ofArray(new byte[14]);
+        MemorySegment dst = MemorySegment.ofArray(new byte[24]);
+        assertThatThrownBy(() -> w.write(ulpdu, 0, 14, dst, 8)).isInstanceOf(IndexOutOfBoundsException.class)
+                .hasMessage("destination has 16 bytes from offset 8, FPDU needs 20");
+        assertThat(dst.toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+        assertThat(w.position()).isZero();
+        assertThat(w.write(ulpdu, 0, 14, dst, 4)).isEqualTo(20);       // exactly enough from offset 4
+        assertThat(Hex.of(dst, 4, 2)).isEqualTo("000e");
+    }
 }

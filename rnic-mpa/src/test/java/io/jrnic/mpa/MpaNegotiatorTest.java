@@ -378,4 +378,20 @@ class MpaNegotiatorTest {
         }
         return f;
     }
+
+    /** RFC 6581 §9.1: the responder raises IRD to 1 for a Read RTR only, and only within its cap. */
+    @Test
+    void irdIsRaisedForAReadRtrOnlyAndWithinTheCap() {
+        Exchange read = exchange(settings().ord(0).rtrForms(RtrForm.READ).build(),
+                settings().ird(1).irdCap(1).build(), false);
+        assertThat(read.responder().parameters().ird()).isEqualTo(1);
+        assertThat(read.reply().enhancedSetup().ird()).isEqualTo(1);
+        assertThat(read.initiator().parameters().rtr()).isEqualTo(RtrForm.READ);
+        for (RtrForm other : new RtrForm[] {RtrForm.SEND, RtrForm.WRITE}) {
+            Exchange x = exchange(settings().ord(0).rtrForms(other).build(), settings().build(), false);
+            assertThat(x.responder().parameters().ird()).as("%s RTR", other).isZero();
+            assertThat(x.reply().enhancedSetup().ird()).isZero();
+            assertThat(x.initiator().parameters().rtr()).isEqualTo(other);
+        }
+    }
 }

@@ -78,4 +78,39 @@ class StartupFrameParserTest {
         assertThatThrownBy(() -> new StartupFrameParser(StartupFrame.Kind.REPLY, 513))
                 .hasMessageContaining("maxPrivateData");
     }
+
+    @Test
+    void headerSplitAcrossChunksStillStopsAtTheFrameEnd() {
+        // RFC 5044 §7.1.2 rule 6: the first FPDU follows the Reply at once; it is not the parser's.
+        MemorySegment stream = Hex.segment(StartupFrameTest.WORKED_REPLY + FpduTest.WORKED_EXAMPLE_FPDU);
+        StartupFrameParser parser = new StartupFrameParser(StartupFrame.Kind.REPLY, 512);
+        assertThat(parser.consume(stream, 0, 10)).isEqualTo(10);
+        assertThat(parser.consume(stream, 10, (int) stream.byteSize() - 10)).isEqualTo(10);
+        assertThat(parser.state()).isEqualTo(StartupFrameParser.State.COMPLETE);
+        assertThat(parser.received()).isEqualTo(20);
+        assertThat(Hex.of(stream, 20, 2)).isEqualTo("001e");
+    }
+
+    @Test
+    void neverTakesMoreThanTheBytesItIsGiven() {
+        MemorySegment stream = Hex.segment(StartupFrameTest.WORKED_REQUEST);  // 20 + 4 octets of private data
+        StartupFrameParser parser = new StartupFrameParser(StartupFrame.Kind.REQUEST, 512);
+        assertThat(parser.consume(stream, 0, 22)).isEqualTo(22);
+        assertThat(parser.state()).isEqualTo(StartupFrameParser.State.NEED_MORE);
+        assertThat(parser.received()).isEqualTo(22);
+        assertThat(parser.consume(stream, 22, 2)).isEqualTo(2);
+        assertThat(parser.state()).isEqualTo(StartupFrameParser.State.COMPLETE);
+    }
+
+    @Test
+    void aLimitOfNoPrivateDataTakesFramesWithoutAny() {
+        StartupFrameParser parser = new StartupFrameParser(StartupFrame.Kind.REPLY, 0);
+        assertThat(parser.consume(Hex.segment(StartupFrameTest.WORKED_REPLY), 0, 20)).isEqualTo(20);
+        assertThat(parser.state()).isEqualTo(StartupFrameParser.State.COMPLETE);
+        parser.reset();
+        parser.consume(Hex.segment(StartupFrameTest.REP_KEY + "40 01 0001 00"), 0, 21);
+        assertThat(parser.reason()).isEqualTo(StartupFrameReason.PD_LENGTH_EXCEEDS_LIMIT);
+        assertThatThrownBy(() -> new StartupFrameParser(StartupFrame.Kind.REPLY, -1))
+                .hasMessageContaining("maxPrivateData");
+    }
 }

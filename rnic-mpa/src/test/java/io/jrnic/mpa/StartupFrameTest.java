@@ -191,4 +191,25 @@ class StartupFrameTest {
         f.kind(StartupFrame.Kind.REQUEST);
         assertThat(new String(seg.asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE))).isEqualTo("MPA ID Req Frame");
     }
+
+    @Test
+    void rtrSupportIsPerForm() {
+        EnhancedSetup sendOnly = new EnhancedSetup(true, RtrForm.SEND.flag(), 16, 16);
+        assertThat(sendOnly.toWord()).isEqualTo(0xC010_0010);
+        assertThat(sendOnly.supports(RtrForm.SEND)).isTrue();
+        assertThat(sendOnly.supports(RtrForm.WRITE)).isFalse();
+        assertThat(sendOnly.supports(RtrForm.READ)).isFalse();
+    }
+
+    @Test
+    void flyweightAtAnOffsetAndUnwrapped() {
+        MemorySegment seg = Hex.segment("ffffffff" + WORKED_REQUEST);
+        StartupFrame f = new StartupFrame().wrap(seg, 4);
+        assertThat(f.segment()).isSameAs(seg);
+        assertThat(f.offset()).isEqualTo(4);
+        assertThat(f.kind()).isEqualTo(StartupFrame.Kind.REQUEST);
+        assertThat(f.pdLength()).isEqualTo(4);
+        assertThat(f.toString()).contains("kind=REQUEST");
+        assertThat(new StartupFrame().toString()).isEqualTo("StartupFrame[unwrapped]");
+    }
 }

@@ -54,8 +54,8 @@ class AtomicHeadersTest {
     @Test
     void setterAccessorsRoundTrip() {
         MemorySegment raw = MemorySegment.ofArray(new byte[52]);
-        request.wrap(raw, 0).aopcode(0x2).requestId(-1).remoteStag(0x01020304).remoteTaggedOffset(8L)
-                .addOrSwapData(1L).addOrSwapMask(2L).compareData(3L).compareMask(4L);
+        assertThat(request.wrap(raw, 0).aopcode(0x2).requestId(-1).remoteStag(0x01020304).remoteTaggedOffset(8L)
+                .addOrSwapData(1L).addOrSwapMask(2L).compareData(3L).compareMask(4L)).isSameAs(request);
         assertThat(Bytes.hex(raw, 0, 52)).isEqualTo(Bytes.compact("""
                 00000002 ffffffff 01020304 0000000000000008
                 0000000000000001 0000000000000002 0000000000000003 0000000000000004"""));
@@ -122,5 +122,20 @@ class AtomicHeadersTest {
         ImmediateDataHeaderFlyweight imm = new ImmediateDataHeaderFlyweight().wrap(buffer, 18);
         assertThat(imm.immediateData()).isEqualTo(-1L);
         assertThat(imm.immediateData(0x0A0BL).toString()).contains("0x0000000000000a0b");
+    }
+
+    @Test
+    void encodersReturnTheFlyweight_A_ATOM_030() {
+        MemorySegment raw = MemorySegment.ofArray(new byte[52]);
+        assertThat(request.wrap(raw, 0).encodeFetchAdd(1, 2, 8L, 3L, 4L)).isSameAs(request);
+        assertThat(request.operation()).isEqualTo(AtomicOpcode.FETCH_ADD);
+        assertThat(request.compareMask()).as("unused by FetchAdd, sent as all ones").isEqualTo(-1L);
+        assertThat(request.encodeCompareSwap(1, 2, 8L, 3L, 4L, 5L, 6L)).isSameAs(request);
+        assertThat(request.encode(AtomicOpcode.FETCH_ADD, 1, 2, 8L, 3L, 4L, 5L, 6L)).isSameAs(request);
+        MemorySegment twelve = MemorySegment.ofArray(new byte[12]);
+        assertThat(response.wrap(twelve, 0).encode(9, 10L)).isSameAs(response);
+        assertThat(response.originalValue(11L)).isSameAs(response);
+        assertThat(response.toString()).isEqualTo("AtomicResponseHeader[id=9 value=0xb]");
+        assertThat(new AtomicResponseHeaderFlyweight().toString()).isEqualTo("AtomicResponseHeader[unwrapped]");
     }
 }

@@ -130,4 +130,48 @@ class CommitDraftHeadersTest {
         assertThat(Bytes.hex(write.segment(), 0, 24)).isEqualTo("00000002000000080000000000001010ffffffffffffffff");
         assertThat(write.toString()).contains("length=8");
     }
+
+    @Test
+    void flushDispositionFlagsAreReadOneByOne_C_FLUSH_060() {
+        FlushRequestHeaderFlyweight flush = new FlushRequestHeaderFlyweight().wrap(buffer, 0);
+        assertThat(flush.encode(1, 2, 3L, FlushRequestHeaderFlyweight.FLAG_PERSISTENCE)).isSameAs(flush);
+        assertThat(flush.persistence()).isTrue();
+        assertThat(flush.globalVisibility()).isFalse();
+        assertThat(flush.flags(0).globalVisibility()).isFalse();
+        assertThat(flush.persistence()).isFalse();
+    }
+
+    /** Verify compares every octet of the hash, the first one included (AMB-49). */
+    @Test
+    void verifyHashesDifferingInTheirFirstOctetDiffer_C_VERIFY_013() {
+        MemorySegment other = Bytes.segment("df ad be ef 01 02 03 04");
+        VerifyRequestHeaderFlyweight verify = new VerifyRequestHeaderFlyweight().wrap(buffer, 0, 24);
+        assertThat(verify.encode(0x55, 512, 0x4000L, hash, 0, 8)).isSameAs(verify);
+        assertThat(verify.hashEquals(hash, 0, 8)).isTrue();
+        assertThat(verify.hashEquals(other, 0, 8)).isFalse();
+        assertThat(verify.taggedOffset(0x8000L)).isSameAs(verify);
+        assertThat(verify.taggedOffset()).isEqualTo(0x8000L);
+
+        VerifyResponseHeaderFlyweight response = new VerifyResponseHeaderFlyweight().wrap(buffer, 40, 8);
+        assertThat(response.encode(hash, 0, 8)).isSameAs(response);
+        assertThat(response.hashEquals(hash, 0, 8)).isTrue();
+        assertThat(response.hashEquals(other, 0, 8)).isFalse();
+        assertThat(response.toString()).isEqualTo("VerifyResponseHeader[hash=8 bytes]");
+        assertThat(new VerifyResponseHeaderFlyweight().toString()).isEqualTo("VerifyResponseHeader[unwrapped]");
+    }
+
+    @Test
+    void verifyResponseWithoutHash_C_VERIFY_015() {
+        // A Verify Request without a hash is answered with the computed hash; a zero-length one is legal.
+        VerifyResponseHeaderFlyweight response = new VerifyResponseHeaderFlyweight().wrap(buffer, 96, 0);
+        assertThat(response.hashLength()).isZero();
+        assertThat(response.hashEquals(hash, 0, 0)).isTrue();
+    }
+
+    @Test
+    void atomicWriteDataSetterChains() {
+        AtomicWriteRequestHeaderFlyweight write = new AtomicWriteRequestHeaderFlyweight().wrap(buffer, 0);
+        assertThat(write.data(7L)).isSameAs(write);
+        assertThat(write.data()).isEqualTo(7L);
+    }
 }

@@ -170,4 +170,11 @@ class RdmapOpcodeTest {
         }
         return Bytes.hex(buffer, 0, 2);
     }
+
+    @Test
+    void namesFromTheDefiningSpecifications() {
+        assertThat(RdmapOpcode.READ_REQUEST.messageName()).isEqualTo("RDMA Read Request");
+        assertThat(RdmapOpcode.FLUSH_RESPONSE.messageName()).isEqualTo("RDMA Flush Response");
+        assertThat(RdmapOpcode.READ_REQUEST.toString()).isEqualTo("READ_REQUEST(0x1 RDMA Read Request)");
+    }
 }

@@ -196,4 +196,10 @@ class RdmapValidatorTest {
         assertThat(RdmapFeatures.RFC_5040.opcodeBits(0x51)).isEqualTo(0x1);
         assertThat(RdmapFeatures.ALL.opcodeBits(0x51)).isEqualTo(0x11);
     }
+
+    @Test
+    void keepsItsFeaturesAndRejectsANegativeLength() {
+        assertThat(new RdmapValidator(RdmapFeatures.ALL).features()).isSameAs(RdmapFeatures.ALL);
+        assertThat(RdmapValidator.validateLength(RdmapOpcode.SEND, -1)).isEqualTo(RdmapError.OPERATION_UNSPECIFIED);
+    }
 }

@@ -58,6 +58,9 @@ class ReadRequestHeaderFlyweightTest {
         assertThat(header.readSize()).isEqualTo(2048);
         assertThat(header.sourceStag()).isEqualTo(0x1234);
         assertThat(header.sourceTaggedOffset()).isEqualTo(0x1000L + 2048);
+        assertThat(header.advance(0).sourceTaggedOffset(0x1000L + 2048)).as("nothing sent yet").isSameAs(header);
+        assertThat(header.readSize()).isEqualTo(2048);
+        assertThat(header.sinkTaggedOffset()).isEqualTo(0x2000L + 2048);
         header.advance(2048);
         assertThat(header.readSize()).isZero();
         assertThatThrownBy(() -> header.advance(1)).isInstanceOf(IllegalArgumentException.class)
@@ -82,6 +85,9 @@ class ReadRequestHeaderFlyweightTest {
                 .hasMessageContaining("28 bytes");
         MemorySegment exact = MemorySegment.ofArray(new byte[28]);
         assertThatThrownBy(() -> header.wrap(exact, -1)).isInstanceOf(IndexOutOfBoundsException.class);
+        assertThat(header.wrap(exact, 0).segment()).as("exactly 28 bytes fit").isSameAs(exact);
+        assertThatThrownBy(() -> header.wrap(MemorySegment.ofArray(new byte[30]), 3))
+                .isInstanceOf(IndexOutOfBoundsException.class);
         assertThat(new ReadRequestHeaderFlyweight().toString()).contains("unwrapped");
     }
 }

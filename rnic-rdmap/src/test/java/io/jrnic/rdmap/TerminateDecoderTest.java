@@ -200,4 +200,57 @@ class TerminateDecoderTest {
         all.addAll(java.util.List.of(MpaError.values()));
         return all;
     }
+
+    @Test
+    void reportsNothingBeforeTheFirstDecode() {
+        TerminateDecoder fresh = TerminateDecoder.strict();
+        assertThat(fresh.bitOrder()).isNull();
+        assertThat(fresh.layer()).isEqualTo(-1);
+        assertThat(fresh.errorType()).isEqualTo(-1);
+        assertThat(fresh.errorCode()).isEqualTo(-1);
+        assertThat(fresh.ddpSegmentLength()).isEqualTo(-1);
+        assertThat(fresh.hasDdpHeader()).isFalse();
+        assertThat(fresh.ddpHeaderOffset()).isEqualTo(-1);
+        assertThat(fresh.hasRdmaHeader()).isFalse();
+        assertThat(fresh.rdmaHeaderOffset()).isEqualTo(-1);
+    }
+
+    @Test
+    void findsBothCopiedHeadersAtTheirOffsets_R_TERM_011() {
+        String readRequest = "41 41 00000000 00000001 00000001 00000000"
+                + " 00005678 0000000000002000 00000010 00001234 0000000000001000";
+        MemorySegment frame = Bytes.segment("ffff ffff ff 01 00 e0 00 00 00" + readRequest + " ffff");
+        assertThat(strict.decode(frame, 5, 52)).isNull();
+        assertThat(strict.error()).isSameAs(RdmapError.INVALID_STAG);
+        assertThat(strict.segmentLengthValid()).isTrue();
+        assertThat(strict.rdmaHeaderIncluded()).isTrue();
+        assertThat(strict.ddpHeaderOffset()).isEqualTo(11);
+        assertThat(strict.ddpHeaderLength()).isEqualTo(18);
+        assertThat(strict.rdmaHeaderOffset()).isEqualTo(29);
+    }
+
+    @Test
+    void siwOrderHeaderControlBitsAreReadOneByOne_interop() {
+        // siw puts M, D and R in the low bits of byte 2 (0x01, 0x02, 0x04): here R alone.
+        assertThat(lenient.decode(Bytes.segment("21 03 04 00"), 0, 4)).isNull();
+        assertThat(lenient.bitOrder()).isEqualTo(BitOrder.LINUX_SIW);
+        assertThat(lenient.error()).isSameAs(DdpError.UNTAGGED_MSN_RANGE);
+        assertThat(lenient.segmentLengthValid()).isFalse();
+        assertThat(lenient.ddpHeaderIncluded()).isFalse();
+        assertThat(lenient.rdmaHeaderIncluded()).isTrue();
+    }
+
+    @Test
+    void aCopiedDdpHeaderCutShortByTheMessageLengthIsNotOffered() {
+        // D=1 and an untagged (18-byte) header, of which the 20-byte message holds 14: the rest of the
+        // segment is not part of the Terminate and must not be read as its header.
+        MemorySegment frame = Bytes.segment("12 03 c0 00 00 12" + UNTAGGED_SEND_HEADER);
+        for (TerminateDecoder decoder : new TerminateDecoder[] {strict, lenient}) {
+            decoder.decode(frame, 0, 20);
+            assertThat(decoder.ddpHeaderIncluded()).isTrue();
+            assertThat(decoder.hasDdpHeader()).as(decoder.isLenient() ? "lenient" : "strict").isFalse();
+            assertThat(decoder.ddpHeaderLength()).isZero();
+        }
+        assertThat(strict.decode(frame, 0, 20)).isEqualTo(RdmapError.OPERATION_UNSPECIFIED);
+    }
 }

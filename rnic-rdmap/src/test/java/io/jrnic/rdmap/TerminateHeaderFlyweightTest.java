@@ -182,4 +182,40 @@ class TerminateHeaderFlyweightTest {
         assertThat(TerminateHeaderFlyweight.MAX_LENGTH).isEqualTo(52);
         assertThat(terminate.toString()).contains("1/2/0x04", "M=true");
     }
+
+    /** RFC 5040 §4.8: the Terminate's length follows from M, D, R and the copied DDP header's T bit. */
+    @Test
+    void lengthFollowsTheHeaderControlBits_R_TERM_006() {
+        for (int bits = 0; bits < 8; bits++) {
+            boolean m = (bits & 4) != 0;
+            boolean d = (bits & 2) != 0;
+            boolean r = (bits & 1) != 0;
+            terminate.wrap(out, 0).control(DdpError.UNTAGGED_INVALID_MO, m, d, r);
+            out.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 6, (byte) 0x41);   // an untagged DDP header, if D
+            assertThat(terminate.segmentLengthValid()).isEqualTo(m);
+            assertThat(terminate.ddpHeaderIncluded()).isEqualTo(d);
+            assertThat(terminate.rdmaHeaderIncluded()).isEqualTo(r);
+            int expected = 4 + (m || d ? 2 : 0) + (d ? 18 : 0) + (r ? 28 : 0);
+            assertThat(terminate.length()).as("M=%b D=%b R=%b", m, d, r).isEqualTo(expected);
+            assertThat(TerminateHeaderFlyweight.length(terminate.controlWord(), 18)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void encodesIntoASegmentOfExactlyItsLength() {
+        UntaggedHeaderFlyweight failed = new UntaggedHeaderFlyweight().wrap(Bytes.segment(READ_REQUEST_ULPDU), 0);
+        MemorySegment exact = MemorySegment.ofArray(new byte[4 + 2 + 18]);
+        assertThat(terminate.wrap(exact, 0).encode(DdpError.UNTAGGED_MSN_RANGE, failed, 28, null)).isEqualTo(24);
+        assertThat(Bytes.hex(exact, 0, 6)).isEqualTo("1203c000001c");
+        assertThat(terminate.ddpSegmentLength(29)).isSameAs(terminate);
+        assertThat(terminate.ddpSegmentLength()).isEqualTo(29);
+    }
+
+    @Test
+    void aBareFourOctetTerminateIsReadNoFurther_R_TERM_014() {
+        // An LLP error carries no optional part (M=D=R=0): the header ends after the control word.
+        MemorySegment bare = Bytes.segment("20 02 00 00");
+        assertThat(terminate.wrap(bare, 0).length()).isEqualTo(4);
+        assertThat(terminate.error()).isSameAs(MpaError.CRC_MISMATCH);
+    }
 }
