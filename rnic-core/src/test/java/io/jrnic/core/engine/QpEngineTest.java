@@ -304,4 +304,57 @@ class QpEngineTest {
         assertThat(a.context.terminateClosing.get()).isEqualTo(1); // Close RNIC waits for it (R-TERM-034)
         assertThat(a.context.terminateClosed.get()).isEqualTo(1);
     }
+
+    @Test
+    void txCutsAWriteAtMulpduAndNeverAcrossAnSge_RFC_5041_5_2() {
+        connect(MemoryLinkPair.Options.defaults()); // MULPDU 1448: 1434 payload bytes after the tagged header
+        start();
+        MemoryRegion src = a.region(a.pd, 1, RIGHTS);
+        MemoryRegion dst = b.region(b.pd, 1, RIGHTS);
+        fill(a.memory(src), 4096, 4);
+        long base = src.query().baseTo();
+        long sink = dst.query().baseTo();
+        a.engine.transmit(wqe(new SendWorkRequest().wrId(12).opcode(Opcode.RDMA_WRITE)
+                .sge(src.stag(), base, 1500).sge(src.stag(), base + 2000, 100).remote(dst.stag(), sink)));
+        await(() -> a.upcalls.first("sendCompleted") != null, "the Write's completion");
+        link.settle();
+
+        List<byte[]> fpdus = link.a.sentUlpdus;
+        // 1500 = 1434 + 66 within the first SGE, then the second SGE alone (RFC 5041 §5.2)
+        assertThat(fpdus).extracting(u -> u.length).containsExactly(14 + 1434, 14 + 66, 14 + 100);
+        assertThat(fpdus).extracting(u -> u[0] & 0x40).containsExactly(0, 0, 0x40); // L only on the last
+        assertThat(fpdus).extracting(u -> java.nio.ByteBuffer.wrap(u, 6, 8).getLong())
+                .containsExactly(sink, sink + 1434, sink + 1500); // the TO advances with the payload
+        MemorySegment placed = b.memory(dst);
+        MemorySegment from = a.memory(src);
+        assertThat(bytes(placed, 1500)).isEqualTo(bytes(from, 1500));
+        assertThat(bytes(placed.asSlice(1500), 100)).isEqualTo(bytes(from.asSlice(2000), 100));
+    }
+
+    @Test
+    void msnsStartWhereTheConnectionSetupLeftThem_RFC_6581_9_3() {
+        connect(MemoryLinkPair.Options.defaults());
+        // an RTR Send and an RTR Read Request consumed MSN 1 of queues 0 and 1 in both directions
+        link.a.outboundSendMsn = 2;
+        link.a.outboundReadMsn = 2;
+        link.b.inboundSendMsn = 2;
+        link.b.inboundReadMsn = 2;
+        start();
+        MemoryRegion ra = a.region(a.pd, 1, RIGHTS);
+        MemoryRegion rb = b.region(b.pd, 1, RIGHTS);
+        b.upcalls.postReceive(1, rb.stag(), rb.query().baseTo(), 64);
+        a.engine.transmit(wqe(new SendWorkRequest().wrId(13).opcode(Opcode.SEND)
+                .sge(ra.stag(), ra.query().baseTo(), 16)));
+        a.engine.transmit(wqe(new SendWorkRequest().wrId(14).opcode(Opcode.RDMA_READ)
+                .sge(ra.stag(), ra.query().baseTo() + 64, 16).remote(rb.stag(), rb.query().baseTo() + 64)));
+        await(() -> a.upcalls.calls.stream().filter(c -> c.name().equals("sendCompleted")).count() == 2,
+                "both completions");
+        link.settle();
+        assertThat(a.upcalls.calls).extracting(RecordingUpcalls.Call::status)
+                .containsExactly(WorkCompletionStatus.SUCCESS, WorkCompletionStatus.SUCCESS);
+        assertThat(b.upcalls.names()).containsExactly("takeReceive", "receiveCompleted"); // no MSN error
+        List<byte[]> fpdus = link.a.sentUlpdus;
+        assertThat(java.nio.ByteBuffer.wrap(fpdus.get(0), 10, 4).getInt()).isEqualTo(2); // the Send's MSN
+        assertThat(java.nio.ByteBuffer.wrap(fpdus.get(1), 10, 4).getInt()).isEqualTo(2); // the Read Request's
+    }
 }
