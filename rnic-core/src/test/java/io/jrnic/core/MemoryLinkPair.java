@@ -22,40 +22,43 @@ import java.util.concurrent.TimeUnit;
  * through {@code directWindow()} / {@code placed(n)} where the deframer allows it, as a socket read
  * into the target would. Each side has its own single-threaded executor, its event loop.
  *
+ * <p>Public for the engine's own tests (io.jrnic.core.engine.QpEngineTest), which run two
+ * {@code QpEngine}s over it without an RNIC.
+ *
  * <p>Thread safety: each endpoint is used on its own executor, as {@link FpduLink} requires.
  */
-final class MemoryLinkPair implements AutoCloseable {
+public final class MemoryLinkPair implements AutoCloseable {
     /** Link options. */
-    record Options(boolean crc, boolean markers, int mulpdu, int maxChunk, long seed, int highWaterMark) {
-        static Options defaults() {
+    public record Options(boolean crc, boolean markers, int mulpdu, int maxChunk, long seed, int highWaterMark) {
+        public static Options defaults() {
             return new Options(true, false, 1448, 3000, 42, 1 << 20);
         }
 
-        Options withCrc(boolean c) {
+        public Options withCrc(boolean c) {
             return new Options(c, markers, mulpdu, maxChunk, seed, highWaterMark);
         }
 
-        Options withMarkers(boolean m) {
+        public Options withMarkers(boolean m) {
             return new Options(crc, m, mulpdu, maxChunk, seed, highWaterMark);
         }
 
-        Options withMaxChunk(int n) {
+        public Options withMaxChunk(int n) {
             return new Options(crc, markers, mulpdu, n, seed, highWaterMark);
         }
 
-        Options withMulpdu(int n) {
+        public Options withMulpdu(int n) {
             return new Options(crc, markers, n, maxChunk, seed, highWaterMark);
         }
 
-        Options withHighWaterMark(int n) {
+        public Options withHighWaterMark(int n) {
             return new Options(crc, markers, mulpdu, maxChunk, seed, n);
         }
     }
 
-    final Endpoint a;
-    final Endpoint b;
+    public final Endpoint a;
+    public final Endpoint b;
 
-    MemoryLinkPair(Options options) {
+    public MemoryLinkPair(Options options) {
         a = new Endpoint("A", options);
         b = new Endpoint("B", options);
         a.peer = b;
@@ -63,7 +66,7 @@ final class MemoryLinkPair implements AutoCloseable {
     }
 
     /** The TCP connection is lost under both sides (timeout): both report CONNECTION_LOST. */
-    void lose() {
+    public void lose() {
         a.executor.execute(() -> a.closed(FpduLink.Closure.CONNECTION_LOST));
         b.executor.execute(() -> b.closed(FpduLink.Closure.CONNECTION_LOST));
     }
@@ -71,7 +74,7 @@ final class MemoryLinkPair implements AutoCloseable {
     /**
      * Waits until both event loops have run everything queued so far (one round).
      */
-    void settle() {
+    public void settle() {
         for (int i = 0; i < 4; i++) {
             a.barrier();
             b.barrier();
@@ -85,7 +88,7 @@ final class MemoryLinkPair implements AutoCloseable {
     }
 
     /** One side of the pipe. */
-    static final class Endpoint implements FpduLink {
+    public static final class Endpoint implements FpduLink {
         final String name;
         final Options options;
         final ExecutorService executor;
@@ -103,15 +106,15 @@ final class MemoryLinkPair implements AutoCloseable {
         private boolean wantWritable;
         private long inFlight;
         /** Bytes of all FPDUs this side sent (for tests that read the wire). */
-        final List<byte[]> sentUlpdus = new ArrayList<>();
+        public final List<byte[]> sentUlpdus = new ArrayList<>();
         volatile long directBytes;
-        volatile long fpdusSent;
-        volatile Closure closure;
+        public volatile long fpdusSent;
+        public volatile Closure closure;
         /** MSNs as an RTR left them (RFC 6581 §9.3); set before the engine starts. */
-        int outboundSendMsn = 1;
-        int inboundSendMsn = 1;
-        int outboundReadMsn = 1;
-        int inboundReadMsn = 1;
+        public int outboundSendMsn = 1;
+        public int inboundSendMsn = 1;
+        public int outboundReadMsn = 1;
+        public int inboundReadMsn = 1;
         private final ArrayDeque<byte[]> early = new ArrayDeque<>();
         /** Opt-in graceful receive overflow (V-WRP-65); set before the engine starts. */
         volatile boolean gracefulOverflow;
@@ -371,7 +374,7 @@ final class MemoryLinkPair implements AutoCloseable {
         }
 
         /** Sends raw ULPDUs as this side's next FPDUs, in one flush (tests acting as the peer). */
-        void inject(byte[]... ulpdus) {
+        public void inject(byte[]... ulpdus) {
             executor.execute(() -> {
                 for (byte[] ulpdu : ulpdus) {
                     MemorySegment u = MemorySegment.ofArray(ulpdu);
@@ -416,7 +419,7 @@ final class MemoryLinkPair implements AutoCloseable {
             });
         }
 
-        void barrier() {
+        public void barrier() {
             try {
                 executor.submit(() -> { }).get(10, TimeUnit.SECONDS);
             } catch (Exception e) {

@@ -17,39 +17,78 @@ import java.util.List;
  * The memory classes on their own, without an RNIC or a QP (issue 10: memory is the lowest layer
  * and knows the RNIC only as a {@link MemoryOwner} / {@link ProtectionDomainOwner}, a QP only as a
  * {@link QpMemoryView}): a {@link StagTable} and {@link MemoryManager} over a fake owner, PDs made
- * directly, and fake QPs.
+ * directly, and fake QPs. The same world is available without JUnit as {@link FakeRnic}, for the
+ * engine's tests (a real STag table and PDs under a fake QP context).
  */
-abstract class MemoryFixture {
-    static final long PAGE = 4096;
+public abstract class MemoryFixture {
+    public static final long PAGE = 4096;
 
-    final Arena arena = Arena.ofShared();
-    final Owner owner = new Owner();
-    final StagTable table = new StagTable(64, MemorySegment.NULL);
-    final MemoryManager manager = manager(ResourceQuota.UNLIMITED);
-    private int nextPd = 1;
+    final FakeRnic rnic = new FakeRnic();
+    final Arena arena = rnic.arena;
+    final Owner owner = rnic.owner;
+    final StagTable table = rnic.table;
+    final MemoryManager manager = rnic.manager;
 
     @AfterEach
     void closeArena() {
-        arena.close();
+        rnic.close();
     }
 
     MemoryManager manager(ResourceQuota quota) {
-        return new MemoryManager(owner, table, PAGE, 16, 32, 32, quota);
+        return rnic.manager(quota);
     }
 
     SoftProtectionDomain pd() {
-        return new SoftProtectionDomain(manager, owner, nextPd++);
+        return rnic.pd();
     }
 
     /** Page-aligned memory of {@code pages} pages. */
     MemorySegment memory(int pages) {
-        return arena.allocate(pages * PAGE, PAGE);
+        return rnic.memory(pages);
+    }
+
+    /**
+     * The memory side of one RNIC: a shared arena, the fake owner, a real {@link StagTable} (64
+     * entries, no physical address space) and a real {@link MemoryManager} over them. Close it to
+     * free the arena.
+     */
+    public static final class FakeRnic implements AutoCloseable {
+        public final Arena arena = Arena.ofShared();
+        public final Owner owner = new Owner(arena);
+        public final StagTable table = new StagTable(64, MemorySegment.NULL);
+        public final MemoryManager manager = manager(ResourceQuota.UNLIMITED);
+        private int nextPd = 1;
+
+        /** A manager over this table with a quota. */
+        public MemoryManager manager(ResourceQuota quota) {
+            return new MemoryManager(owner, table, PAGE, 16, 32, 32, quota);
+        }
+
+        /** A new PD (numbered from 1). */
+        public SoftProtectionDomain pd() {
+            return new SoftProtectionDomain(manager, owner, nextPd++);
+        }
+
+        /** Page-aligned memory of {@code pages} pages. */
+        public MemorySegment memory(int pages) {
+            return arena.allocate(pages * PAGE, PAGE);
+        }
+
+        @Override
+        public void close() {
+            arena.close();
+        }
     }
 
     /** The RNIC as the memory classes see it: an open flag, an arena, and what the PDs hand up. */
-    final class Owner implements MemoryOwner, ProtectionDomainOwner {
-        boolean open = true;
-        final List<String> calls = new ArrayList<>();
+    public static final class Owner implements MemoryOwner, ProtectionDomainOwner {
+        private final Arena arena;
+        public boolean open = true;
+        public final List<String> calls = new ArrayList<>();
+
+        Owner(Arena arena) {
+            this.arena = arena;
+        }
 
         @Override
         public void checkOpen() {
