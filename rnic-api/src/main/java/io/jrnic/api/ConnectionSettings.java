@@ -14,7 +14,7 @@ import java.util.Set;
  * with the RFC 6581 IRD/ORD exchange, peer-to-peer with every RTR type, CRC {@link CrcMode#OPTIONAL},
  * no markers requested but the peer's request honoured, private data sent up to 256 bytes (what a
  * Linux peer accepts; up to 512 are always accepted), setup timeout 10 s,
- * no pause before the first FPDU, EMSS 1460. {@link #linuxSiw()} gives the settings toward Linux
+ * no pause before the first FPDU, EMSS 1460, close timeout 10 s, progress timeout 60 s. {@link #linuxSiw()} gives the settings toward Linux
  * siw.
  *
  * <p>Thread safety: not thread safe; do not change an instance while a call that reads it runs.
@@ -32,6 +32,8 @@ public final class ConnectionSettings {
     public static final int MAX_EMSS = 65544;
     /** EMSS of a 1500-byte Ethernet MTU without TCP options. */
     public static final int ETHERNET_EMSS = 1460;
+    /** The default {@link #progressTimeout(Duration)}: 60 seconds (why: see that method). */
+    public static final Duration DEFAULT_PROGRESS_TIMEOUT = Duration.ofSeconds(60);
 
     private int revision = 2;
     private CrcMode crc = CrcMode.OPTIONAL;
@@ -44,6 +46,7 @@ public final class ConnectionSettings {
     private Duration setupTimeout = Duration.ofSeconds(10);
     private Duration firstFpduDelay = Duration.ZERO;
     private Duration closeTimeout = Duration.ofSeconds(10);
+    private Duration progressTimeout = DEFAULT_PROGRESS_TIMEOUT;
     private boolean gracefulReceiveOverflow;
     private int emss = ETHERNET_EMSS;
 
@@ -207,6 +210,53 @@ public final class ConnectionSettings {
         }
         closeTimeout = value;
         return this;
+    }
+
+    /**
+     * How long a connection with work outstanding may go without progress before it is treated as
+     * lost (a stalled peer: its process stopped, or it stopped reading). Work is outstanding while
+     * a Send, Write, Read, atomic or commit request was handed to the transport and has not
+     * completed, or while we owe the peer Read Responses. Progress is any FPDU moving: one taken by
+     * the local TCP stack (the peer reads, so the socket accepts bytes) or one arriving from the
+     * peer; a WQE completing is not needed, so a slow but live peer -- a long Read of a large
+     * region, a peer reading slowly -- never times out. An idle connection never times out. On
+     * expiry the connection is reset (no Terminate: nothing reaches a stalled peer) and the queue
+     * pair goes to Error with {@link AsyncEventType#LLP_CONNECTION_LOST}, every outstanding work
+     * request completing once, flushed (Verbs §6.2.4; the same path as a connection TCP gave up
+     * on). The check runs a few times per timeout, so the loss is reported between the timeout and
+     * 1.25 times it after the last progress.
+     *
+     * <p>Why a default of 60 s, and why one at all: RDMA applications expect a dead peer to surface
+     * as an error completion, and TCP alone does not always deliver one. A peer whose process
+     * stopped still has a kernel that acknowledges our segments and advertises a zero window, so
+     * TCP probes it forever and a Read Request it accepted is never answered; Linux gives up on an
+     * unacknowledged connection only after about 15 minutes (tcp_retries2) and has no limit for the
+     * zero window unless TCP_USER_TIMEOUT is set. (Linux siw relies on TCP alone; its RNIC is in the
+     * kernel, so a stopped process does not stop it, whereas this RNIC stops with its process.) 60
+     * s is far above any pause of a healthy peer (GC, scheduling, a slow reader between two FPDUs)
+     * and far below TCP's give-up. A peer with graceful receive overflow that waits for its
+     * application to post a receive also makes no progress: use a longer timeout, or
+     * {@link Duration#ZERO}, toward such a peer.
+     *
+     * @param value positive, or {@link Duration#ZERO} for no progress timeout (wait as long as TCP does)
+     * @return this
+     * @throws IllegalArgumentException if null or negative
+     */
+    public ConnectionSettings progressTimeout(Duration value) {
+        if (value == null || value.isNegative()) {
+            throw new IllegalArgumentException("progress timeout must be positive, or zero for none: " + value);
+        }
+        progressTimeout = value;
+        return this;
+    }
+
+    /**
+     * The progress timeout.
+     *
+     * @return the duration; {@link Duration#ZERO} when there is none
+     */
+    public Duration progressTimeout() {
+        return progressTimeout;
     }
 
     /**
@@ -393,6 +443,6 @@ public final class ConnectionSettings {
     public String toString() {
         return "ConnectionSettings[rev " + revision + ", crc " + crc + ", markers " + requestMarkers + "/"
                 + acceptMarkerRequests + (peerToPeer ? ", p2p " + rtrTypes : ", client/server") + ", pd "
-                + privateDataLimit + ", timeout " + setupTimeout + ", close " + closeTimeout + ", delay " + firstFpduDelay + ", emss " + emss + "]";
+                + privateDataLimit + ", timeout " + setupTimeout + ", close " + closeTimeout + ", progress " + progressTimeout + ", delay " + firstFpduDelay + ", emss " + emss + "]";
     }
 }

@@ -43,6 +43,8 @@ abstract class EngineFixture {
     MemoryLinkPair link;
     final List<Side> sides = new ArrayList<>();
     RawPeer raw;
+    /** The progress timeout of the next engines (ConnectionSettings.progressTimeout); zero: none. */
+    java.time.Duration progressTimeout = java.time.Duration.ZERO;
     /** The extensions the next RNICs offer; null: the RnicConfig default (all). */
     java.util.Set<io.jrnic.api.RnicExtension> extensions;
 
@@ -91,7 +93,7 @@ abstract class EngineFixture {
         int handler = s.rnic.setCompletionEventHandler(0, (r, cq) -> s.notifications.incrementAndGet());
         s.cq = s.rnic.createCq(1024, handler);
         s.qp = s.pd.createQueuePair(qpConfig(s));
-        s.engine = new QpEngine(l);
+        s.engine = new QpEngine(l, java.time.Duration.ofSeconds(10), progressTimeout);
         s.qp.modify(new QueuePairModification().nextState(QpState.RTS).llpStream(s.engine));
         sides.add(s);
         return s;

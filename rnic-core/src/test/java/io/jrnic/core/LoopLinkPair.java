@@ -8,6 +8,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 
 /**
  * A deterministic, allocation-free link for engine tests: every endpoint runs on one shared manual
@@ -34,6 +35,25 @@ final class LoopLinkPair {
         /** From now on the loop refuses tasks, as a terminated netty event loop does. */
         void terminate() {
             terminated = true;
+        }
+
+        /** Periodic tasks (the engine's progress check): run by {@link #tick()} only, no clock. */
+        private final java.util.List<Runnable> periodic = new java.util.ArrayList<>();
+
+        /** Queues one run of every periodic task that was not cancelled, as if their period passed. */
+        void tick() {
+            periodic.forEach(this::execute);
+        }
+
+        Future<?> schedulePeriodic(Runnable task) {
+            periodic.add(task);
+            return new java.util.concurrent.FutureTask<Void>(() -> { }, null) {
+                @Override
+                public boolean cancel(boolean interrupt) {
+                    periodic.remove(task);
+                    return super.cancel(interrupt);
+                }
+            };
         }
 
         /** Runs tasks until none is left; returns how many ran. */
@@ -83,6 +103,12 @@ final class LoopLinkPair {
         @Override
         public Executor executor() {
             return loop;
+        }
+
+        /** Manual time: the task runs at each {@link Loop#tick()}; the period is not measured. */
+        @Override
+        public Future<?> schedulePeriodic(Runnable task, long periodNanos) {
+            return loop.schedulePeriodic(task);
         }
 
         @Override

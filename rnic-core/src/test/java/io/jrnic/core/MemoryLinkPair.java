@@ -28,6 +28,14 @@ import java.util.concurrent.TimeUnit;
  * <p>Thread safety: each endpoint is used on its own executor, as {@link FpduLink} requires.
  */
 public final class MemoryLinkPair implements AutoCloseable {
+    /** Timers of every endpoint (daemon): they only post tasks to the endpoints' loops. */
+    private static final java.util.concurrent.ScheduledExecutorService TIMER =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "link-timer");
+                t.setDaemon(true);
+                return t;
+            });
+
     /** Link options. */
     public record Options(boolean crc, boolean markers, int mulpdu, int maxChunk, long seed, int highWaterMark) {
         public static Options defaults() {
@@ -142,6 +150,13 @@ public final class MemoryLinkPair implements AutoCloseable {
         @Override
         public java.util.concurrent.Executor executor() {
             return executor;
+        }
+
+        /** A shared timer thread posts each run to this endpoint's loop (the engine's progress check). */
+        @Override
+        public java.util.concurrent.Future<?> schedulePeriodic(Runnable task, long periodNanos) {
+            return TIMER.scheduleAtFixedRate(() -> executor.execute(task), periodNanos, periodNanos,
+                    TimeUnit.NANOSECONDS);
         }
 
         @Override

@@ -78,8 +78,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Size and seed: {@code -Djrnic.fault.cases=1000} (default), {@code -Djrnic.fault.seed=...}
  * (default fixed), {@code -Djrnic.fault.case=N} runs case N of that seed alone; a failing case
- * prints its seed, index and fault. A stall never ends by itself (no progress timeout yet): the
- * judge ends it by aborting the queue pairs and resetting the proxy, then checks the flush.
+ * prints its seed, index and fault. A stall would end by itself only at the progress timeout
+ * (default 60 s, longer than a case): the judge ends it by aborting the queue pairs and resetting
+ * the proxy, then checks the flush.
  */
 class FaultInjectionTest {
     private static final int CASES = Integer.getInteger("jrnic.fault.cases", 1000);

@@ -136,7 +136,8 @@ public final class SoftConnectionManager implements ConnectionManager {
             MpaSettings mpa = mpaSettings(settings, Math.min(a.ird(), irdCap()), wireDepth(a.ord()), irdCap());
             CompletableFuture<Connection> result = new CompletableFuture<>();
             initiation.start(transport(settings), mpa, data,
-                    new Establishment(q, result, null, settings.gracefulReceiveOverflow(), settings.closeTimeout()));
+                    new Establishment(q, result, null, settings.gracefulReceiveOverflow(), settings.closeTimeout(),
+                            settings.progressTimeout()));
             return result.minimalCompletionStage();
         } catch (RuntimeException e) {
             busy.remove(q);
@@ -157,7 +158,8 @@ public final class SoftConnectionManager implements ConnectionManager {
                 new MpaRequestHandler() {
                     @Override
                     public void onRequest(MpaRequest request) {
-                        result.complete(new Request(request, settings.gracefulReceiveOverflow(), settings.closeTimeout()));
+                        result.complete(new Request(request, settings.gracefulReceiveOverflow(), settings.closeTimeout(),
+                                settings.progressTimeout()));
                     }
 
                     @Override
@@ -390,16 +392,20 @@ public final class SoftConnectionManager implements ConnectionManager {
         private final boolean gracefulReceiveOverflow;
         /** ConnectionSettings.closeTimeout of that side: how long Connection.close() waits. */
         private final java.time.Duration closeTimeout;
+        /** ConnectionSettings.progressTimeout of that side: the engine's stalled-peer limit. */
+        private final java.time.Duration progressTimeout;
         /** Responder: the QP attributes at accept time; null at the Initiator. */
         private final QueuePairAttributes acceptAttributes;
 
         Establishment(SoftQueuePair qp, CompletableFuture<Connection> result, QueuePairAttributes acceptAttributes,
-                      boolean gracefulReceiveOverflow, java.time.Duration closeTimeout) {
+                      boolean gracefulReceiveOverflow, java.time.Duration closeTimeout,
+                      java.time.Duration progressTimeout) {
             this.qp = qp;
             this.result = result;
             this.acceptAttributes = acceptAttributes;
             this.gracefulReceiveOverflow = gracefulReceiveOverflow;
             this.closeTimeout = closeTimeout;
+            this.progressTimeout = progressTimeout;
         }
 
         @Override
@@ -414,7 +420,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             Connection connection;
             try {
                 channel.gracefulReceiveOverflow(gracefulReceiveOverflow); // read once, by the engine
-                QpEngine engine = new QpEngine(channel, closeTimeout);
+                QpEngine engine = new QpEngine(channel, closeTimeout, progressTimeout);
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
                 SoftConnection c = new SoftConnection(qp, info.role() == ConnectionInfo.Role.INITIATOR
@@ -457,16 +463,18 @@ public final class SoftConnectionManager implements ConnectionManager {
         private final ConnectionRequestHandler handler;
         private final boolean gracefulReceiveOverflow;
         private final java.time.Duration closeTimeout;
+        private final java.time.Duration progressTimeout;
 
         RequestBridge(ConnectionRequestHandler handler, ConnectionSettings settings) {
             this.handler = handler;
             this.gracefulReceiveOverflow = settings.gracefulReceiveOverflow();
             this.closeTimeout = settings.closeTimeout();
+            this.progressTimeout = settings.progressTimeout();
         }
 
         @Override
         public void onRequest(MpaRequest request) {
-            handler.onRequest(new Request(request, gracefulReceiveOverflow, closeTimeout));
+            handler.onRequest(new Request(request, gracefulReceiveOverflow, closeTimeout, progressTimeout));
         }
 
         @Override
@@ -482,12 +490,14 @@ public final class SoftConnectionManager implements ConnectionManager {
         private final MpaRequest request;
         private final boolean gracefulReceiveOverflow;
         private final java.time.Duration closeTimeout;
+        private final java.time.Duration progressTimeout;
 
         Request(MpaRequest request, boolean gracefulReceiveOverflow,
-                java.time.Duration closeTimeout) {
+                java.time.Duration closeTimeout, java.time.Duration progressTimeout) {
             this.request = request;
             this.gracefulReceiveOverflow = gracefulReceiveOverflow;
             this.closeTimeout = closeTimeout;
+            this.progressTimeout = progressTimeout;
         }
 
         @Override
@@ -536,7 +546,8 @@ public final class SoftConnectionManager implements ConnectionManager {
             SoftQueuePair q = reserve(qp);
             try {
                 CompletableFuture<Connection> result = new CompletableFuture<>();
-                request.accept(data, new Establishment(q, result, q.query(), gracefulReceiveOverflow, closeTimeout));
+                request.accept(data, new Establishment(q, result, q.query(), gracefulReceiveOverflow, closeTimeout,
+                        progressTimeout));
                 return result.minimalCompletionStage();
             } catch (RuntimeException e) {
                 busy.remove(q);

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -66,6 +67,18 @@ public final class QpEngine implements QpTransport {
     public final Executor executor;
     /** How long the link's graceful close may take (ConnectionSettings.closeTimeout). */
     private final long closeTimeoutNanos;
+    /** ConnectionSettings.progressTimeout: no progress this long with work outstanding = lost; 0 = none. */
+    private final long progressTimeoutNanos;
+    /** The progress check, allocated once; runs on the loop every quarter of the timeout. */
+    private final Runnable progressCheck = this::checkProgress;
+    /** The link's periodic timer running {@link #progressCheck}, or null (no timeout, or stopped). */
+    private Future<?> progressTimer;
+    /** Signs of progress the link reports to the listener (onSent, onWritable) and WQEs taken in. */
+    private long progressEvents;
+    /** The progress sum the last check saw. */
+    private long progressSeen = -1;
+    /** When the last check saw progress, no outstanding work, or a pause of our own. */
+    private long stalledSince;
     /** Completed when the link reports its closure (once, on the loop); allocated once per connection. */
     private final CompletableFuture<Void> linkEnded = new CompletableFuture<>();
     /** When Close RNIC stops waiting for this link: set when the QP generates its Terminate. */
@@ -142,12 +155,31 @@ public final class QpEngine implements QpTransport {
      * @param closeTimeout the link's close timeout
      */
     public QpEngine(FpduLink link, Duration closeTimeout) {
+        this(link, closeTimeout, Duration.ZERO);
+    }
+
+    /**
+     * Creates an engine for one connected QP with the connection's close and progress timeouts
+     * ({@code ConnectionSettings.progressTimeout}): when work is outstanding and no FPDU moves in
+     * either direction for the progress timeout, the connection is treated as lost (the link is
+     * reset, the QP told {@link Upcalls#connectionFailed}(false)). The link must then implement
+     * {@link FpduLink#schedulePeriodic}.
+     *
+     * @param link            the established FPDU link
+     * @param closeTimeout    the link's close timeout
+     * @param progressTimeout the progress timeout; {@link Duration#ZERO} for none
+     */
+    public QpEngine(FpduLink link, Duration closeTimeout, Duration progressTimeout) {
         if (link == null) {
             throw new IllegalArgumentException("link must not be null");
+        }
+        if (progressTimeout == null || progressTimeout.isNegative()) {
+            throw new IllegalArgumentException("progress timeout must be zero or positive: " + progressTimeout);
         }
         this.link = link;
         this.executor = link.executor();
         this.closeTimeoutNanos = closeTimeout.toNanos();
+        this.progressTimeoutNanos = progressTimeout.toNanos();
     }
 
     @Override
@@ -199,6 +231,11 @@ public final class QpEngine implements QpTransport {
         rx.prime(link.firstInboundSendMsn(), link.firstInboundReadRequestMsn());
         link.start(rx, listener);
         started = true;
+        if (progressTimeoutNanos > 0) {
+            // one timer for the connection: the data path only counts, the check runs 4 times per timeout
+            stalledSince = System.nanoTime();
+            progressTimer = link.schedulePeriodic(progressCheck, Math.max(progressTimeoutNanos / 4, 1));
+        }
         doWork();
     }
 
@@ -411,6 +448,7 @@ public final class QpEngine implements QpTransport {
         while (w != null) {
             SendWqe next = w.txNext;
             tx.enqueue(w);
+            progressEvents++; // new work starts its own wait for the peer
             w = next;
         }
         if (terminating) {
@@ -599,7 +637,61 @@ public final class QpEngine implements QpTransport {
         upcalls.remoteError(event);
     }
 
+    /**
+     * The progress timeout's check, on the loop (issue 13; docs/engine.md "Progress timeout"). The
+     * data path only counts: FPDUs the LLP took whole ({@link FpduLink#fpdusWritten()}), FPDUs
+     * received (the QP's counter), the link's onSent and onWritable, WQEs taken in. This check,
+     * four times per timeout, compares the sum with the last one. The clock restarts when it
+     * changed, when nothing is outstanding (an idle connection never times out), when reception is
+     * paused for our own application's receive WQE (V-WRP-66: not the peer's stall), while a Flush
+     * forces to persistence here (our disk, not the peer), and once a close or Terminate is under
+     * way (closeTimeout bounds that). So the loss is reported between the timeout and 1.25 times
+     * it after the last progress.
+     */
+    private void checkProgress() {
+        if (dead || linkClosed) {
+            stopProgressTimer();
+            return;
+        }
+        long now = System.nanoTime();
+        long progress = progressEvents + link.fpdusWritten()
+                + counters.get(io.jrnic.api.internal.CounterLayout.FPDUS_RECEIVED);
+        if (progress != progressSeen || !tx.outstanding() || rx.holding() || commit.persisting() || closing
+                || closeRequested) {
+            progressSeen = progress;
+            stalledSince = now;
+            return;
+        }
+        if (now - stalledSince >= progressTimeoutNanos) {
+            progressTimedOut(now - stalledSince);
+        }
+    }
+
+    /**
+     * No progress for the progress timeout with work outstanding: the peer is treated as gone, as if
+     * TCP had given up on it (RFC 5040 §6.2.1 LLP abortive termination). No Terminate: a stalled
+     * peer would not read it. The link is reset (queued FPDUs dropped) and the QP takes the same
+     * path as a lost connection: LLP Connection Lost, Error, every outstanding WQE flushed once.
+     */
+    private void progressTimedOut(long stalledNanos) {
+        LOG.warn("{}: no progress for {} ms with work outstanding (progress timeout {} ms); "
+                        + "treating the connection as lost", this, TimeUnit.NANOSECONDS.toMillis(stalledNanos),
+                TimeUnit.NANOSECONDS.toMillis(progressTimeoutNanos));
+        die();
+        link.abort();
+        upcalls.connectionFailed(false);
+    }
+
+    private void stopProgressTimer() {
+        Future<?> t = progressTimer;
+        if (t != null) {
+            progressTimer = null;
+            t.cancel(false);
+        }
+    }
+
     private void die() {
+        stopProgressTimer();
         dead = true;
         established = false;
         if (tx != null) {
@@ -617,12 +709,14 @@ public final class QpEngine implements QpTransport {
     private final class LinkListener implements FpduLink.Listener {
         @Override
         public void onWritable() {
+            progressEvents++;
             tx.blocked = false;
             schedule();
         }
 
         @Override
         public void onSent(long token) {
+            progressEvents++;
             if (!dead) {
                 // netty may report this from inside its own flush: a WQE posted from the completion
                 // must then take the scheduled path, not write into the flush in progress
@@ -640,6 +734,7 @@ public final class QpEngine implements QpTransport {
         public void onClosed(FpduLink.Closure closure) {
             linkClosed = true;
             established = false;
+            stopProgressTimer();
             linkEnded.complete(null);
             qp.terminateClosed(QpEngine.this); // once per connection: no longer waited for
             if (dead) {

@@ -291,6 +291,11 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
         engine.link.resumeReceive();
     }
 
+    /** Whether reception is paused for a receive WQE of our own application (V-WRP-66). */
+    boolean holding() {
+        return holding;
+    }
+
     /** Keeps a ULPDU that arrived while paused (the link finishes the read it was in). */
     private void hold(MemorySegment segment, long offset, int length) {
         held.addLast(segment.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));

@@ -133,6 +133,16 @@ public final class QpTxEngine {
     }
 
     /**
+     * Whether anything waits on the peer (the progress timeout's condition): an SQ message not yet
+     * sent or not yet taken whole by the LLP, a Read, atomic or commit request awaiting its
+     * response (ORD), or a response we owe (IRD).
+     */
+    boolean outstanding() {
+        return current != null || responding || queueHead != null || sentHead != null || !ord.isEmpty()
+                || !ird.isEmpty();
+    }
+
+    /**
      * Whether the IRD head can be answered now: not while a Flush's force runs off the loop (its
      * completion schedules the engine again). Responses keep request order, so nothing behind it
      * goes either (C-FLUSH-043); the SQ is an independent stream (RFC 5040 §5.5, C-FLUSH-045).

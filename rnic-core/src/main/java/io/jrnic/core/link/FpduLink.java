@@ -4,6 +4,7 @@ import io.jrnic.mpa.FpduHandler;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
 
 /**
  * An established MPA stream in Full Operation as the QP engine sees it (RFC 5044 §4): whole FPDUs
@@ -84,6 +85,33 @@ public interface FpduLink {
      * @return the executor
      */
     Executor executor();
+
+    /**
+     * Runs a task on {@link #executor()} every period until the returned future is cancelled (the
+     * engine's progress timeout: one timer per connection, no allocation per run). Called on
+     * {@link #executor()}. A link without timers keeps the default, which refuses: the engine asks
+     * only when a progress timeout is set.
+     *
+     * @param task        what to run, on {@link #executor()}
+     * @param periodNanos the period (and the first delay), positive
+     * @return cancel it to stop the task
+     * @throws UnsupportedOperationException if this link cannot run timers
+     */
+    default Future<?> schedulePeriodic(Runnable task, long periodNanos) {
+        throw new UnsupportedOperationException(getClass().getName() + " runs no timers");
+    }
+
+    /**
+     * FPDUs the LLP has taken whole so far (the local TCP stack accepted their last byte): the
+     * engine's measure of outbound progress, read on {@link #executor()} by its progress check.
+     * The default, 0, leaves the engine with {@link Listener#onSent} and {@link Listener#onWritable}
+     * alone as signs of outbound progress.
+     *
+     * @return a count that only grows
+     */
+    default long fpdusWritten() {
+        return 0;
+    }
 
     /**
      * Largest ULPDU (DDP header plus payload) one FPDU may carry (RFC 5044 §4.5, MULPDU).

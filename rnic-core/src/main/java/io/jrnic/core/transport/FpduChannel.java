@@ -7,6 +7,8 @@ import io.netty.channel.Channel;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Executor;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.RejectedExecutionException;
 
 /**
@@ -265,6 +267,18 @@ public final class FpduChannel implements FpduLink {
     @Override
     public long bytesPlacedDirect() {
         return connection.bytesPlacedDirect;
+    }
+
+    /** On the channel's event loop, at a fixed rate (one netty task, re-queued, for the whole run). */
+    @Override
+    public Future<?> schedulePeriodic(Runnable task, long periodNanos) {
+        return ch.eventLoop().scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** FPDUs of Full Operation whose last byte the socket accepted (the engine's outbound progress). */
+    @Override
+    public long fpdusWritten() {
+        return connection.fpdusWritten;
     }
 
     /** FPDUs sent, including the RTR and the setup control FPDUs. */

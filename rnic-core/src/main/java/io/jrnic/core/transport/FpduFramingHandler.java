@@ -133,6 +133,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     long bytesReceived;
     long bytesPlacedDirect;
     long fpdusSent;
+    /** FPDUs of Full Operation that TCP took whole ({@link FpduChannel#fpdusWritten()}). */
+    long fpdusWritten;
     long fpdusReceived;
 
     /**
@@ -416,9 +418,13 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         return ch.isWritable();
     }
 
-    /** A fully written FPDU with a token came back from netty (RFC 5040 §5: handed to the LLP). */
+    /**
+     * A fully written FPDU came back from netty (RFC 5040 §5: handed to the LLP): counted for the
+     * engine's progress timeout, and its token, if it has one, reported.
+     */
     private void fpduSent(long token) {
-        if (listener != null) {
+        fpdusWritten++;
+        if (token >= 0 && listener != null) {
             try {
                 listener.onSent(token);
             } catch (RuntimeException e) {

@@ -33,7 +33,7 @@ import java.util.zip.CRC32C;
  */
 final class TxFpdu extends SegmentByteBuf {
 
-    /** Called with the token of an FPDU that TCP has taken whole. */
+    /** Called for every FPDU that TCP has taken whole, with its token (negative: none). */
     interface SentCallback {
         void sent(long token);
     }
@@ -275,7 +275,7 @@ final class TxFpdu extends SegmentByteBuf {
     @Override
     protected void deallocate() {
         long t = token;
-        boolean sent = t >= 0 && written();
+        boolean sent = written(); // with or without a token: the progress timeout counts it
         // Forget payload memory references held for the writer (the views stay cached per slot).
         token = -1;
         pool.giveBack(this);

@@ -262,6 +262,54 @@ class FpduChannelTest {
     }
 
     @Test
+    void countsEveryFpduTheSocketTookAndRunsPeriodicTasksOnItsLoop() throws Exception {
+        // the engine's progress timeout (docs/engine.md "Progress timeout"): FPDUs without a token
+        // count as outbound progress too, and its check runs on the channel's own event loop
+        MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        java.util.concurrent.CompletableFuture<Long> sent = new java.util.concurrent.CompletableFuture<>();
+        Endpoint receiver = new Endpoint(400, 4);
+        receiver.start(pair.responder());
+        FpduChannel ch = pair.initiator();
+        onLoop(ch, () -> ch.start(new Endpoint(0, 0), new FpduLink.Listener() {
+            @Override
+            public void onSent(long token) {
+                sent.complete(ch.fpdusWritten()); // read on the loop, where it is written
+            }
+
+            @Override
+            public void onClosed(FpduLink.Closure closure) {
+            }
+        }));
+        MemorySegment data = pattern(100, 3);
+        MemorySegment header = Arena.ofAuto().allocate(14);
+        new io.jrnic.rdmap.RdmapMessageEncoder(io.jrnic.rdmap.RdmapFeatures.RFC_5040)
+                .taggedHeader(header, 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true, 1, 0);
+        onLoop(ch, () -> {
+            assertThat(ch.fpdusWritten()).isZero();
+            for (int i = 0; i < 3; i++) {
+                ch.send(header, 0, 14, data, 0, 100); // no token
+            }
+            ch.send(header, 0, 14, data, 0, 100, 7L);
+            ch.flush();
+        });
+        assertThat(await(sent)).as("the three without a token and the one with it").isEqualTo(4L);
+        await(receiver.done);
+
+        java.util.concurrent.CountDownLatch runs = new java.util.concurrent.CountDownLatch(3);
+        java.util.concurrent.atomic.AtomicBoolean offLoop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.CompletableFuture<java.util.concurrent.Future<?>> timer =
+                new java.util.concurrent.CompletableFuture<>();
+        onLoop(ch, () -> timer.complete(ch.schedulePeriodic(() -> {
+            offLoop.compareAndSet(false, !ch.inEventLoop());
+            runs.countDown();
+        }, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(5))));
+        assertThat(runs.await(10, java.util.concurrent.TimeUnit.SECONDS)).as("runs again and again").isTrue();
+        assertThat(await(timer).cancel(false)).isTrue();
+        assertThat(offLoop).as("every run on the channel's loop").isFalse();
+    }
+
+    @Test
     void refusesUlpdusAboveMulpduAndOffLoopUse() throws Exception {
         MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
         Pair pair = TransportFixture.connect(transport, plain, plain);

@@ -60,6 +60,8 @@ final class RawInitiator implements AutoCloseable {
     Connection connection;
     /** The MPA Reply the RNIC sent. */
     byte[] reply;
+    /** SO_RCVBUF of the raw socket, set before it connects when positive (a small window: a slow reader). */
+    int rawReceiveBuffer;
 
     RawInitiator(ConnectionSettings settings) throws IOException {
         this(settings, null);
@@ -97,6 +99,9 @@ final class RawInitiator implements AutoCloseable {
      */
     Connection connect(byte[] mpaRequest, byte[] rtr) throws Exception {
         raw = new Socket();
+        if (rawReceiveBuffer > 0) {
+            raw.setReceiveBufferSize(rawReceiveBuffer);
+        }
         raw.connect(listener.localAddress());
         raw.setSoTimeout(10_000);
         raw.getOutputStream().write(mpaRequest);
