@@ -1114,6 +1114,23 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     private final class Link implements QpTransport.Upcalls {
         boolean active = true;
 
+        /** An LLP or engine event for the state machine, under the QP's lock, events after it. */
+        private void input(QpStateMachine.Input input) {
+            input(input, null, null);
+        }
+
+        private void input(QpStateMachine.Input input, TerminateMessage message, AsyncEventType event) {
+            try {
+                synchronized (lock) {
+                    if (active) {
+                        machine.input(input, message, event);
+                    }
+                }
+            } finally {
+                rnic.events().drain();
+            }
+        }
+
         @Override
         public void sendCompleted(SendWqe w, WorkCompletionStatus status) {
             try {
@@ -1220,28 +1237,12 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
 
         @Override
         public void remoteClosed() {
-            try {
-                synchronized (lock) {
-                    if (active) {
-                        machine.input(QpStateMachine.Input.LLP_REMOTE_CLOSE);
-                    }
-                }
-            } finally {
-                rnic.events().drain();
-            }
+            input(QpStateMachine.Input.LLP_REMOTE_CLOSE);
         }
 
         @Override
         public void closeCompleted() {
-            try {
-                synchronized (lock) {
-                    if (active) {
-                        machine.input(QpStateMachine.Input.LLP_CLOSE_COMPLETE);
-                    }
-                }
-            } finally {
-                rnic.events().drain();
-            }
+            input(QpStateMachine.Input.LLP_CLOSE_COMPLETE);
         }
 
         @Override
@@ -1267,43 +1268,19 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
 
         @Override
         public void connectionFailed(boolean reset) {
-            try {
-                synchronized (lock) {
-                    if (active) {
-                        // the state machine names the event per state (V-QPS-53, V-QPS-83)
-                        machine.input(QpStateMachine.Input.LLP_FAILURE, null,
-                                reset ? AsyncEventType.LLP_CONNECTION_RESET : AsyncEventType.LLP_CONNECTION_LOST);
-                    }
-                }
-            } finally {
-                rnic.events().drain();
-            }
+            // the state machine names the event per state (V-QPS-53, V-QPS-83)
+            input(QpStateMachine.Input.LLP_FAILURE, null,
+                    reset ? AsyncEventType.LLP_CONNECTION_RESET : AsyncEventType.LLP_CONNECTION_LOST);
         }
 
         @Override
         public void terminateReceived(TerminateMessage message, AsyncEventType event) {
-            try {
-                synchronized (lock) {
-                    if (active) {
-                        machine.input(QpStateMachine.Input.TERMINATE_RECEIVED, message, event);
-                    }
-                }
-            } finally {
-                rnic.events().drain();
-            }
+            input(QpStateMachine.Input.TERMINATE_RECEIVED, message, event);
         }
 
         @Override
         public void segmentWhileClosing() {
-            try {
-                synchronized (lock) {
-                    if (active) {
-                        machine.input(QpStateMachine.Input.SEGMENT_WHILE_CLOSING); // V-QPS-84
-                    }
-                }
-            } finally {
-                rnic.events().drain();
-            }
+            input(QpStateMachine.Input.SEGMENT_WHILE_CLOSING); // V-QPS-84
         }
 
         @Override
@@ -1315,15 +1292,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
 
         @Override
         public void remoteError(AsyncEventType event, TerminateMessage message) {
-            try {
-                synchronized (lock) {
-                    if (active) {
-                        machine.input(QpStateMachine.Input.ASYNC_ERROR, message, event);
-                    }
-                }
-            } finally {
-                rnic.events().drain();
-            }
+            input(QpStateMachine.Input.ASYNC_ERROR, message, event);
         }
     }
 
