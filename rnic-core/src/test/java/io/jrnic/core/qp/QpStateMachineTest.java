@@ -273,6 +273,17 @@ class QpStateMachineTest {
     }
 
     @Test
+    void aStreamFailureReportedInIdleStillEndsInError() {
+        // no stream is attached in Idle, but a late report from a stream just detached must not be lost
+        machine.input(LLP_FAILURE, null, AsyncEventType.LLP_CONNECTION_LOST);
+        assertThat(qp.log).containsExactly("event LLP_CONNECTION_LOST", "detach", "IDLE->ERROR", "flushAll");
+        machine.input(MODIFY_IDLE);
+        qp.log.clear();
+        machine.input(STREAM_ABORTED);
+        assertThat(qp.log).containsExactly("event LOCAL_QP_CATASTROPHIC", "detach", "IDLE->ERROR", "flushAll");
+    }
+
+    @Test
     void modifyErrorToIdleForgetsTheLastTerminate_V_QPS_69() {
         reach(QpState.ERROR);
         machine.input(MODIFY_IDLE);
