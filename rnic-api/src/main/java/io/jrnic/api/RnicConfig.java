@@ -38,6 +38,8 @@ public final class RnicConfig {
     private SrqFairShare srqFairShare = SrqFairShare.UNLIMITED;
     private final Set<RnicExtension> extensions = EnumSet.allOf(RnicExtension.class);
     private Path packetCapture;
+    private IoMode ioMode = IoMode.EVENT_LOOP;
+    private IoTransport ioTransport = IoTransport.AUTO;
 
     /** Creates a configuration with the defaults. */
     public RnicConfig() {
@@ -463,5 +465,56 @@ public final class RnicConfig {
      */
     public Path packetCapture() {
         return packetCapture;
+    }
+
+    /**
+     * Chooses how the RNIC's connections make progress: on the RNIC's I/O threads
+     * ({@link IoMode#EVENT_LOOP}, the default) or on the application's posting and polling threads
+     * ({@link IoMode#POLLING}, the lowest latency for an application that busy-polls its CQs).
+     *
+     * @param ioMode the mode
+     * @return this
+     * @throws IllegalArgumentException if ioMode is null
+     */
+    public RnicConfig ioMode(IoMode ioMode) {
+        if (ioMode == null) {
+            throw new IllegalArgumentException("ioMode must not be null");
+        }
+        this.ioMode = ioMode;
+        return this;
+    }
+
+    /**
+     * How the RNIC's connections make progress.
+     *
+     * @return the mode; {@link IoMode#EVENT_LOOP} unless set
+     */
+    public IoMode ioMode() {
+        return ioMode;
+    }
+
+    /**
+     * Chooses the socket implementation: Linux's native epoll transport when available
+     * ({@link IoTransport#AUTO}, the default), always the JDK's NIO, or always epoll.
+     *
+     * @param ioTransport the socket implementation
+     * @return this
+     * @throws IllegalArgumentException if ioTransport is null
+     */
+    public RnicConfig ioTransport(IoTransport ioTransport) {
+        if (ioTransport == null) {
+            throw new IllegalArgumentException("ioTransport must not be null");
+        }
+        this.ioTransport = ioTransport;
+        return this;
+    }
+
+    /**
+     * The socket implementation asked for.
+     *
+     * @return the choice; {@link IoTransport#AUTO} unless set
+     */
+    public IoTransport ioTransport() {
+        return ioTransport;
     }
 }
