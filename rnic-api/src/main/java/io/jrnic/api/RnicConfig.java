@@ -2,6 +2,7 @@ package io.jrnic.api;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -40,6 +41,7 @@ public final class RnicConfig {
     private Path packetCapture;
     private IoMode ioMode = IoMode.EVENT_LOOP;
     private IoTransport ioTransport = IoTransport.AUTO;
+    private Duration pollingTakeover = Duration.ofMillis(1);
 
     /** Creates a configuration with the defaults. */
     public RnicConfig() {
@@ -491,6 +493,35 @@ public final class RnicConfig {
      */
     public IoMode ioMode() {
         return ioMode;
+    }
+
+    /**
+     * In {@link IoMode#POLLING}: how long after an application thread last drove a connection (a
+     * post, a CQ poll) the RNIC's I/O thread takes the connection over and serves its socket. It is
+     * the longest a connection waits when nobody polls (a passive RDMA target, a peer's Read Request
+     * to a QP whose CQ nobody polls); shorter values make the I/O thread look in more often on an
+     * application that polls. Default 1 ms.
+     *
+     * @param pollingTakeover positive
+     * @return this
+     * @throws IllegalArgumentException if pollingTakeover is null, zero or negative
+     */
+    public RnicConfig pollingTakeover(Duration pollingTakeover) {
+        if (pollingTakeover == null || pollingTakeover.isNegative() || pollingTakeover.isZero()) {
+            throw new IllegalArgumentException("pollingTakeover must be positive: " + pollingTakeover);
+        }
+        this.pollingTakeover = pollingTakeover;
+        return this;
+    }
+
+    /**
+     * How long a connection in polling mode goes without an application thread's drive before the
+     * RNIC's I/O thread serves it.
+     *
+     * @return the duration; 1 ms unless set
+     */
+    public Duration pollingTakeover() {
+        return pollingTakeover;
     }
 
     /**

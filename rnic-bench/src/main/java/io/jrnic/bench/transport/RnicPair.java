@@ -12,6 +12,7 @@ import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.Rnic;
+import io.jrnic.api.IoMode;
 import io.jrnic.api.RnicConfig;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -59,6 +60,11 @@ public final class RnicPair implements AutoCloseable {
     static final int MAX_INLINE = 64;
 
     private static final AtomicInteger NAMES = new AtomicInteger();
+    /**
+     * The RNICs' I/O mode: {@code -Djrnic.bench.ioMode=POLLING} (JMH: {@code -jvmArgsAppend}), else
+     * event-loop mode; docs/benchmarks.md "Polling mode".
+     */
+    static final IoMode IO_MODE = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
 
     private final boolean crc;
     private final Side active;
@@ -226,7 +232,7 @@ public final class RnicPair implements AutoCloseable {
         private Remote peer;
 
         Side(String name, Depths depths) {
-            rnic = Rnic.open(new RnicConfig().name(name));
+            rnic = Rnic.open(new RnicConfig().name(name).ioMode(IO_MODE));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
                 pd = rnic.allocatePd();

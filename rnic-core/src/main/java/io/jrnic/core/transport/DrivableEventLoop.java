@@ -56,7 +56,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Thread safety: thread-safe; the handler and the tasks run only in the slot holder.
  */
-final class DrivableEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop, DrivableExecutor {
+public final class DrivableEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop, DrivableExecutor {
     private static final Logger LOG = LoggerFactory.getLogger(DrivableEventLoop.class);
     private static final int STARTED = 0;
     private static final int SHUTTING_DOWN = 1;
@@ -83,6 +83,10 @@ final class DrivableEventLoop extends AbstractScheduledEventExecutor implements 
     /** An application thread found the I/O thread holding the slot and asked for it back. */
     private final AtomicBoolean handBack = new AtomicBoolean();
     private volatile Thread ioThread;
+    /** Turns the I/O thread took (each one a blocking select and the tasks after it). */
+    private volatile long ioThreadTurns;
+    /** Drives by application threads that ran the loop's work. */
+    private volatile long applicationDrives;
     private volatile long quietPeriodNanos;
     private volatile long shutdownTimeoutNanos;
 
@@ -167,6 +171,7 @@ final class DrivableEventLoop extends AbstractScheduledEventExecutor implements 
                 handler.run(nonBlocking);
             }
             runTasks();
+            applicationDrives++; // single writer: the slot holder
             return true;
         } finally {
             lastDriven = System.nanoTime();
@@ -188,6 +193,25 @@ final class DrivableEventLoop extends AbstractScheduledEventExecutor implements 
     @Override
     public boolean inEventLoop(Thread thread) {
         return driver.get() == thread;
+    }
+
+    /**
+     * Turns the loop's I/O thread has taken so far (a blocking select and the tasks after it): in
+     * steady state with an application that busy-polls, it stays put (docs/transport.md).
+     *
+     * @return the count
+     */
+    public long ioThreadTurns() {
+        return ioThreadTurns;
+    }
+
+    /**
+     * Drives by application threads ({@link #drive()}, {@link #runQueued()}) that ran the loop's work.
+     *
+     * @return the count
+     */
+    public long applicationDrives() {
+        return applicationDrives;
     }
 
     /** Whether this thread is the loop's own I/O thread (blocking calls must not run on it). */
@@ -228,6 +252,7 @@ final class DrivableEventLoop extends AbstractScheduledEventExecutor implements 
                 continue;
             }
             try {
+                ioThreadTurns++; // single writer: the slot holder
                 ioBlocking = true;
                 handler.run(blocking);
                 ioBlocking = false;
