@@ -30,5 +30,14 @@ public enum IoMode {
      * <p>The price is CPU: latency is lowest when the application busy-polls its CQs. Completion
      * handlers and asynchronous event handlers may run on the posting or polling thread.
      */
-    POLLING
+    POLLING,
+
+    /**
+     * Like {@link #POLLING}, and the RNIC's I/O threads never sleep: each spins over its
+     * connections' sockets without blocking, so bytes that arrive are read, placed and completed at
+     * once even when no application thread polls, and application threads that post or poll still
+     * run the work themselves when they find the loop free. One core per I/O thread is the price;
+     * it pays only on a machine with cores to spare (docs/benchmarks.md compares the modes).
+     */
+    BUSY_POLLING
 }

@@ -76,6 +76,8 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final Promise<Void> terminationFuture = new DefaultPromise<>(GlobalEventExecutor.INSTANCE);
     /** An application thread that drove within this time keeps the I/O thread out. */
     private final long takeoverNanos;
+    /** IoMode.BUSY_POLLING: the I/O thread never blocks nor parks; it drives whenever the slot is free. */
+    private final boolean spin;
     /** When an application thread last released the slot (System.nanoTime()). */
     private volatile long lastDriven;
     /** The I/O thread holds the slot and may be blocked in the selector: wake it for tasks. */
@@ -133,11 +135,14 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      * @param threads       starts the I/O thread (the group's thread-per-task executor)
      * @param factory       the socket implementation's handler (NIO or epoll)
      * @param takeoverNanos how long after the last application drive the I/O thread takes over
+     * @param spin          whether the I/O thread spins over the sockets instead of blocking
      */
-    DrivableEventLoop(IoEventLoopGroup parent, Executor threads, IoHandlerFactory factory, long takeoverNanos) {
+    DrivableEventLoop(IoEventLoopGroup parent, Executor threads, IoHandlerFactory factory, long takeoverNanos,
+                      boolean spin) {
         super(parent);
         this.parent = parent;
         this.takeoverNanos = takeoverNanos;
+        this.spin = spin;
         this.lastDriven = System.nanoTime() - takeoverNanos; // nobody drove yet: the I/O thread serves setup
         this.handler = factory.newHandler(this);
         threads.execute(this::ioThreadMain); // last: the thread sees every field above
@@ -241,6 +246,9 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         } finally {
             driver.set(null);
         }
+        if (spin) {
+            spinUntilShutdown(me);
+        }
         while (state.get() == STARTED) {
             long quiet = System.nanoTime() - lastDriven;
             if (quiet < takeoverNanos) {
@@ -268,6 +276,28 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             }
         }
         shutDown(me);
+    }
+
+    /**
+     * IoMode.BUSY_POLLING: non-blocking passes over the sockets and the tasks whenever no application
+     * thread holds the slot; never parks, so nothing that arrives waits for a wake-up.
+     */
+    private void spinUntilShutdown(Thread me) {
+        while (state.get() == STARTED) {
+            if (driver.get() != null || !driver.compareAndSet(null, me)) {
+                Thread.onSpinWait();
+                continue;
+            }
+            try {
+                ioThreadTurns++; // single writer: the slot holder
+                handler.run(nonBlocking);
+                runTasks();
+            } catch (Throwable t) {
+                LOG.warn("unexpected exception in the event loop", t);
+            } finally {
+                driver.set(null);
+            }
+        }
     }
 
     /** Takes the slot, waiting for an application thread to leave it (only at start and shutdown). */

@@ -24,9 +24,11 @@ final class DrivableEventLoopGroup extends MultiThreadIoEventLoopGroup {
      * @param threadFactory makes the I/O threads
      * @param factory       the socket implementation's handler factory
      * @param takeoverNanos how long after an application thread's last drive a loop's I/O thread takes over
+     * @param spin          whether the I/O threads spin instead of blocking ({@code IoMode.BUSY_POLLING})
      */
-    DrivableEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory factory, long takeoverNanos) {
-        super(threads, threadFactory, factory, takeoverNanos);
+    DrivableEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory factory, long takeoverNanos,
+                           boolean spin) {
+        super(threads, threadFactory, factory, takeoverNanos, spin);
         loops = new DrivableEventLoop[executorCount()];
         int i = 0;
         for (EventExecutor loop : this) {
@@ -36,7 +38,7 @@ final class DrivableEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
     @Override
     protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
-        return new DrivableEventLoop(this, executor, factory, (Long) args[0]);
+        return new DrivableEventLoop(this, executor, factory, (Long) args[0], (Boolean) args[1]);
     }
 
     /**

@@ -78,9 +78,9 @@ public final class IwarpTransport implements AutoCloseable {
         }
         this.config = config;
         this.capture = capture;
-        this.group = config.ioMode() == IoMode.POLLING
+        this.group = config.ioMode() != IoMode.EVENT_LOOP
                 ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, NioIoHandler.newFactory(),
-                        config.pollingTakeover().toNanos())
+                        config.pollingTakeover().toNanos(), config.ioMode() == IoMode.BUSY_POLLING)
                 : new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, NioIoHandler.newFactory());
     }
 

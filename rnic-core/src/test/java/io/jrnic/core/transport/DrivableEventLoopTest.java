@@ -22,8 +22,12 @@ class DrivableEventLoopTest {
     private DrivableEventLoopGroup group;
 
     private DrivableEventLoop open(long takeoverNanos) {
+        return open(takeoverNanos, false);
+    }
+
+    private DrivableEventLoop open(long takeoverNanos, boolean spin) {
         group = new DrivableEventLoopGroup(1, r -> new Thread(r, "drivable-test-io"), NioIoHandler.newFactory(),
-                takeoverNanos);
+                takeoverNanos, spin);
         return (DrivableEventLoop) group.next();
     }
 
@@ -124,6 +128,20 @@ class DrivableEventLoopTest {
         }
         assertThat(loop.ioThreadTurns()).isEqualTo(turns);
         assertThat(loop.applicationDrives()).isGreaterThanOrEqualTo(1000);
+    }
+
+    @Test
+    void aSpinningIoThreadRunsATaskWhileTheApplicationThreadThatDroveLastIsAway() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), true); // IoMode.BUSY_POLLING
+        takeOver(loop); // with a blocking I/O thread this would keep it out for 30 s
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        loop.execute(() -> {
+            ranOn.set(Thread.currentThread());
+            ran.countDown();
+        });
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(loop.isIoThread(ranOn.get())).isTrue();
     }
 
     @Test
