@@ -62,6 +62,8 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private static final int SHUTTING_DOWN = 1;
     private static final int SHUTDOWN = 2;
     private static final int TERMINATED = 3;
+    /** Empty passes of a spinning I/O thread between two yields of its core. */
+    private static final int SPIN_YIELD_EVERY = 64;
     /** Tasks one drive runs at most: the rest wait for the next drive, so the sockets are looked at. */
     private static final int TASKS_PER_DRIVE = 1024;
     /** How often the I/O thread re-checks a slot it could not take (an application thread drives). */
@@ -283,19 +285,26 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      * thread holds the slot; never parks, so nothing that arrives waits for a wake-up.
      */
     private void spinUntilShutdown(Thread me) {
+        int idle = 0;
         while (state.get() == STARTED) {
             if (driver.get() != null || !driver.compareAndSet(null, me)) {
                 Thread.onSpinWait();
                 continue;
             }
+            int work = 0;
             try {
                 ioThreadTurns++; // single writer: the slot holder
-                handler.run(nonBlocking);
-                runTasks();
+                work = handler.run(nonBlocking) + runTasks();
             } catch (Throwable t) {
                 LOG.warn("unexpected exception in the event loop", t);
             } finally {
                 driver.set(null);
+            }
+            // Between empty passes, now and then hand the core to a thread that wants it (the
+            // application's pollers on a machine with few cores) instead of spinning out a time slice.
+            idle = work == 0 ? idle + 1 : 0;
+            if (idle % SPIN_YIELD_EVERY == SPIN_YIELD_EVERY - 1) {
+                Thread.yield();
             }
         }
     }
