@@ -166,7 +166,10 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         Thread me = Thread.currentThread();
         if (!driver.compareAndSet(null, me)) {
             if (ioBlocking && handBack.compareAndSet(false, true)) {
-                handler.wakeup(); // the I/O thread blocks in the selector: have it hand the loop back
+                // the I/O thread blocks in the selector: have it hand the loop back and stay out for a
+                // takeover period, counted from now (a later yieldToIoThread() must win over it)
+                lastDriven = System.nanoTime();
+                handler.wakeup();
             }
             return false; // somebody else runs the loop now, or we do further up this stack
         }
@@ -273,9 +276,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
                 ioBlocking = false;
                 driver.set(null);
             }
-            if (handBack.getAndSet(false)) {
-                lastDriven = System.nanoTime(); // an application thread polls: give it the loop
-            }
+            handBack.set(false); // served: the asking thread stamped lastDriven, which keeps us out
         }
         shutDown(me);
     }
