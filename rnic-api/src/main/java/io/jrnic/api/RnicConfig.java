@@ -2,6 +2,7 @@ package io.jrnic.api;
 
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -38,6 +39,9 @@ public final class RnicConfig {
     private SrqFairShare srqFairShare = SrqFairShare.UNLIMITED;
     private final Set<RnicExtension> extensions = EnumSet.allOf(RnicExtension.class);
     private Path packetCapture;
+    private IoMode ioMode = IoMode.EVENT_LOOP;
+    private IoTransport ioTransport = IoTransport.AUTO;
+    private Duration pollingTakeover = Duration.ofMillis(1);
 
     /** Creates a configuration with the defaults. */
     public RnicConfig() {
@@ -463,5 +467,85 @@ public final class RnicConfig {
      */
     public Path packetCapture() {
         return packetCapture;
+    }
+
+    /**
+     * Chooses how the RNIC's connections make progress: on the RNIC's I/O threads
+     * ({@link IoMode#EVENT_LOOP}, the default) or on the application's posting and polling threads
+     * ({@link IoMode#POLLING}, the lowest latency for an application that busy-polls its CQs).
+     *
+     * @param ioMode the mode
+     * @return this
+     * @throws IllegalArgumentException if ioMode is null
+     */
+    public RnicConfig ioMode(IoMode ioMode) {
+        if (ioMode == null) {
+            throw new IllegalArgumentException("ioMode must not be null");
+        }
+        this.ioMode = ioMode;
+        return this;
+    }
+
+    /**
+     * How the RNIC's connections make progress.
+     *
+     * @return the mode; {@link IoMode#EVENT_LOOP} unless set
+     */
+    public IoMode ioMode() {
+        return ioMode;
+    }
+
+    /**
+     * In {@link IoMode#POLLING}: how long after an application thread last drove a connection (a
+     * post, a CQ poll) the RNIC's I/O thread takes the connection over and serves its socket. It is
+     * the longest a connection waits when nobody polls (a passive RDMA target, a peer's Read Request
+     * to a QP whose CQ nobody polls); shorter values make the I/O thread look in more often on an
+     * application that polls. Default 1 ms.
+     *
+     * @param pollingTakeover positive
+     * @return this
+     * @throws IllegalArgumentException if pollingTakeover is null, zero or negative
+     */
+    public RnicConfig pollingTakeover(Duration pollingTakeover) {
+        if (pollingTakeover == null || pollingTakeover.isNegative() || pollingTakeover.isZero()) {
+            throw new IllegalArgumentException("pollingTakeover must be positive: " + pollingTakeover);
+        }
+        this.pollingTakeover = pollingTakeover;
+        return this;
+    }
+
+    /**
+     * How long a connection in polling mode goes without an application thread's drive before the
+     * RNIC's I/O thread serves it.
+     *
+     * @return the duration; 1 ms unless set
+     */
+    public Duration pollingTakeover() {
+        return pollingTakeover;
+    }
+
+    /**
+     * Chooses the socket implementation: Linux's native epoll transport when available
+     * ({@link IoTransport#AUTO}, the default), always the JDK's NIO, or always epoll.
+     *
+     * @param ioTransport the socket implementation
+     * @return this
+     * @throws IllegalArgumentException if ioTransport is null
+     */
+    public RnicConfig ioTransport(IoTransport ioTransport) {
+        if (ioTransport == null) {
+            throw new IllegalArgumentException("ioTransport must not be null");
+        }
+        this.ioTransport = ioTransport;
+        return this;
+    }
+
+    /**
+     * The socket implementation asked for.
+     *
+     * @return the choice; {@link IoTransport#AUTO} unless set
+     */
+    public IoTransport ioTransport() {
+        return ioTransport;
     }
 }

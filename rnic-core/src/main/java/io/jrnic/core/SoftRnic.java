@@ -131,7 +131,8 @@ public final class SoftRnic implements Rnic {
                 .memoryLimits(c.maxPds(), c.maxMrs(), c.maxMws(), c.maxPblEntries())
                 .readLimits(c.maxIrd(), c.maxOrd()).privilegedConsumer(c.privilegedConsumer())
                 .physicalMemory(c.physicalMemory()).extensions(c.extensions())
-                .pdQuota(c.pdQuota()).srqFairShare(c.srqFairShare()).packetCapture(c.packetCapture());
+                .pdQuota(c.pdQuota()).srqFairShare(c.srqFairShare()).packetCapture(c.packetCapture())
+                .ioMode(c.ioMode()).ioTransport(c.ioTransport()).pollingTakeover(c.pollingTakeover());
     }
 
     /**

@@ -71,7 +71,7 @@ abstract class LoopbackFixture {
         final BlockingQueue<AsyncEvent> eventQueue = new LinkedBlockingQueue<>();
 
         Node(String name) {
-            this(new RnicConfig().name(name));
+            this(TestIoMode.config(name));
         }
 
         Node(RnicConfig config) {
@@ -182,7 +182,7 @@ abstract class LoopbackFixture {
 
     /** The configuration of a node's RNIC; a test class may add to it. */
     RnicConfig nodeConfig(String name) {
-        return new RnicConfig().name(name);
+        return TestIoMode.config(name);
     }
 
     @AfterEach

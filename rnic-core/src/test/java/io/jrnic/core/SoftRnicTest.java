@@ -77,6 +77,18 @@ class SoftRnicTest extends VerbsFixture {
     }
 
     @Test
+    void theIoSettingsAreKeptFromTheConfigurationTheRnicWasOpenedWith() {
+        RnicConfig c = config().ioMode(io.jrnic.api.IoMode.POLLING).ioTransport(io.jrnic.api.IoTransport.NIO)
+                .pollingTakeover(java.time.Duration.ofMillis(7));
+        try (SoftRnic r = SoftRnic.open(c)) {
+            c.ioMode(io.jrnic.api.IoMode.EVENT_LOOP); // a later change of the caller's object changes nothing
+            assertThat(r.config().ioMode()).isEqualTo(io.jrnic.api.IoMode.POLLING);
+            assertThat(r.config().ioTransport()).isEqualTo(io.jrnic.api.IoTransport.NIO);
+            assertThat(r.config().pollingTakeover()).isEqualTo(java.time.Duration.ofMillis(7));
+        }
+    }
+
+    @Test
     void blockListModeIsRefused_V_RNIC_10_V_VERB_GEN_2() {
         assertThat(statusOf(() -> SoftRnic.open(config().blockListMode(true))))
                 .isEqualTo(VerbsStatus.BLOCK_LIST_MODE_NOT_SUPPORTED);

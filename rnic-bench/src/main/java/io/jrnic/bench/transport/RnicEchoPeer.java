@@ -129,7 +129,7 @@ final class RnicEchoPeer implements Runnable {
         MemorySegment memory = inbox.memory();
         while (!stopped) {
             if ((long) RnicPingPong.POLLED_WORD.getVolatile(memory, tail) != echoed) {
-                if (unreaped == 0 || reap() == 0) {
+                if (reap() == 0) { // an empty poll drives the connection in polling mode
                     wait.pause();
                 }
                 continue;

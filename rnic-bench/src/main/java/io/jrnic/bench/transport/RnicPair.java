@@ -12,6 +12,7 @@ import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
 import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.Rnic;
+import io.jrnic.api.IoMode;
 import io.jrnic.api.RnicConfig;
 import java.io.IOException;
 import java.lang.foreign.MemorySegment;
@@ -23,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -59,6 +61,14 @@ public final class RnicPair implements AutoCloseable {
     static final int MAX_INLINE = 64;
 
     private static final AtomicInteger NAMES = new AtomicInteger();
+    /**
+     * The RNICs' I/O mode: {@code -Djrnic.bench.ioMode=POLLING} (JMH: {@code -jvmArgsAppend}), else
+     * event-loop mode; docs/benchmarks.md "Polling mode".
+     */
+    static final IoMode IO_MODE = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
+    /** RnicConfig.pollingTakeover in microseconds: {@code -Djrnic.bench.pollingTakeoverMicros}, default 1000. */
+    static final Duration POLLING_TAKEOVER = Duration.ofNanos(1000
+            * Long.getLong("jrnic.bench.pollingTakeoverMicros", 1000));
 
     private final boolean crc;
     private final Side active;
@@ -226,7 +236,7 @@ public final class RnicPair implements AutoCloseable {
         private Remote peer;
 
         Side(String name, Depths depths) {
-            rnic = Rnic.open(new RnicConfig().name(name));
+            rnic = Rnic.open(new RnicConfig().name(name).ioMode(IO_MODE).pollingTakeover(POLLING_TAKEOVER));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
                 pd = rnic.allocatePd();

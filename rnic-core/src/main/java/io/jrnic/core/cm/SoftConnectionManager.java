@@ -218,7 +218,8 @@ public final class SoftConnectionManager implements ConnectionManager {
         rnic.checkOpen();
         TransportConfig config = TransportConfig.builder().setupTimeout(s.setupTimeout())
                 .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
-                .emss(s.emss()).build();
+                .emss(s.emss()).ioMode(rnic.config().ioMode()).ioTransport(rnic.config().ioTransport())
+                .pollingTakeover(rnic.config().pollingTakeover()).build();
         if (capture == null && rnic.config().packetCapture() != null) {
             capture = PacketCapture.open(rnic.config().packetCapture(), rnic.name());
         }

@@ -4,6 +4,7 @@ import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.RnicExtension;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.DrivableExecutor;
 import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.mem.StagTable;
 import io.jrnic.core.wq.SendWqe;
@@ -263,7 +264,7 @@ public final class QpEngine implements QpTransport {
             }
             inboxTail = wqe;
         }
-        if (Thread.currentThread() == loopThread && !running && !ranNow) {
+        if (onLoop() && !running && !ranNow) {
             runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
         } else {
             schedule();
@@ -290,6 +291,23 @@ public final class QpEngine implements QpTransport {
         } finally {
             deliveryContext = delivering;
         }
+    }
+
+    /** Whether the calling thread runs the link's executor now (its event loop, or a drive of it). */
+    private boolean onLoop() {
+        return executor instanceof DrivableExecutor d ? d.inExecutor() : Thread.currentThread() == loopThread;
+    }
+
+    @Override
+    public void progress() {
+        if (executor instanceof DrivableExecutor d && scheduled.get()) {
+            d.runQueued(); // polling mode: the poster frames and writes what it posted
+        }
+    }
+
+    @Override
+    public DrivableExecutor driver() {
+        return executor instanceof DrivableExecutor d ? d : null;
     }
 
     @Override

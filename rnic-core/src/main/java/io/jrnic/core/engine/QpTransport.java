@@ -4,6 +4,7 @@ import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.LlpStreamHandle;
 import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.DrivableExecutor;
 import io.jrnic.core.wq.ReceiveWqe;
 import io.jrnic.core.wq.SendWqe;
 
@@ -65,6 +66,25 @@ public interface QpTransport extends LlpStreamHandle {
      * lack of one is retried (graceful receive overflow, V-WRP-65). Must only schedule work.
      */
     default void receivePosted() {
+    }
+
+    /**
+     * The QP's post returned and released the QP's lock (any thread): in polling mode
+     * ({@code IoMode.POLLING}) the posting thread now runs the transmit work it queued, framing and
+     * writing the FPDUs itself, unless another thread is running the connection's work (which then
+     * sends them). Does nothing by default and in event-loop mode. Never blocks.
+     */
+    default void progress() {
+    }
+
+    /**
+     * What a CQ poll drives to make this connection's receive work run on the polling thread
+     * ({@code IoMode.POLLING}), or null when the connection runs on its event loop alone.
+     *
+     * @return the connection's drivable executor, or null
+     */
+    default DrivableExecutor driver() {
+        return null;
     }
 
     /**

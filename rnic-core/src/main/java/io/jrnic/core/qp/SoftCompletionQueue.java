@@ -9,12 +9,14 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.DrivableExecutor;
 import io.jrnic.core.wq.WorkQueueAccount;
 
 import io.jrnic.api.QpState;
 import io.jrnic.api.internal.ApiAccess;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +38,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class SoftCompletionQueue implements CompletionQueue {
     private static final ApiAccess API = ApiAccess.get();
+    /** Polling mode: how long a blocking poll drives the connections before it waits on the monitor. */
+    static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
 
     private final RnicResources rnic;
     private final int maxEntries;
@@ -59,6 +63,12 @@ public final class SoftCompletionQueue implements CompletionQueue {
     private boolean overflowReported;
     private volatile int handlerId;
     private volatile boolean destroyed;
+    /**
+     * IoMode.POLLING: the executors of the connections whose QPs feed this CQ; a poll that finds the
+     * CQ empty drives them first (copy on write, read without the monitor: no allocation per poll).
+     */
+    private volatile DrivableExecutor[] drivers = NO_DRIVERS;
+    private static final DrivableExecutor[] NO_DRIVERS = new DrivableExecutor[0];
     /** Threads blocked in poll(timeout)/take (guarded by this): add() wakes only when there are any. */
     private int waiters;
     /** QPs of this CQ that entered Error, in the order they failed (guarded by this; see failure()). */
@@ -170,8 +180,46 @@ public final class SoftCompletionQueue implements CompletionQueue {
         return true;
     }
 
+    /**
+     * Polling mode: a QP that feeds this CQ was connected over a drivable event loop; polls of this
+     * CQ run that loop's work from now on. Called with the QP's lock held (QP before CQ).
+     *
+     * @param driver the connection's executor
+     */
+    public synchronized void addDriver(DrivableExecutor driver) {
+        DrivableExecutor[] current = drivers;
+        for (DrivableExecutor d : current) {
+            if (d == driver) {
+                return; // QPs on one loop share it
+            }
+        }
+        DrivableExecutor[] grown = Arrays.copyOf(current, current.length + 1);
+        grown[current.length] = driver;
+        drivers = grown;
+    }
+
+    /**
+     * Runs the receive (and any queued) work of this CQ's connections on the polling thread, with the
+     * CQ's monitor not held (that work adds completions under it); a loop another thread runs is
+     * skipped. Returns whether any driver exists.
+     */
+    private boolean drive() {
+        DrivableExecutor[] d = drivers;
+        for (DrivableExecutor driver : d) {
+            driver.drive();
+        }
+        return d.length != 0;
+    }
+
     @Override
     public boolean poll(WorkCompletion out) {
+        if (pollOnce(out)) {
+            return true;
+        }
+        return drive() && pollOnce(out);
+    }
+
+    private boolean pollOnce(WorkCompletion out) {
         synchronized (this) {
             checkUsable();
             if (count == 0) {
@@ -184,6 +232,14 @@ public final class SoftCompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(WorkCompletion[] out, int offset, int max) {
+        int n = pollOnce(out, offset, max);
+        if (n == 0 && drive()) {
+            n = pollOnce(out, offset, max);
+        }
+        return n;
+    }
+
+    private int pollOnce(WorkCompletion[] out, int offset, int max) {
         int n = 0;
         synchronized (this) {
             checkUsable();
@@ -197,13 +253,49 @@ public final class SoftCompletionQueue implements CompletionQueue {
 
     @Override
     public boolean poll(WorkCompletion out, long timeout, TimeUnit unit) throws InterruptedException {
-        return await(out, unit.toNanos(timeout), true);
+        long nanos = unit.toNanos(timeout);
+        long spun = spinDriving(out, nanos);
+        if (spun < 0) {
+            return true;
+        }
+        return await(out, nanos - spun, true);
     }
 
     @Override
     public WorkCompletion take(WorkCompletion out) throws InterruptedException {
-        await(out, 0, false);
+        if (spinDriving(out, Long.MAX_VALUE) >= 0) {
+            await(out, 0, false);
+        }
         return out;
+    }
+
+    /**
+     * Polling mode, before a blocking poll waits on the monitor: polls and drives the CQ's
+     * connections for up to {@link #SPIN_NANOS} (the latency path of an application that waits for
+     * each completion), then leaves the waiting to the monitor and the connections to their I/O
+     * threads, which take over once nobody drives them.
+     *
+     * @return -1 when a completion was reaped into {@code out}, else the nanoseconds spent
+     */
+    private long spinDriving(WorkCompletion out, long nanos) throws InterruptedException {
+        if (drivers.length == 0 || rnic.onEventLoop()) {
+            return 0; // event-loop mode; or inside a drive, where await() says why it must not wait
+        }
+        long start = System.nanoTime();
+        long limit = Math.min(nanos, SPIN_NANOS);
+        do {
+            if (poll(out)) {
+                return -1;
+            }
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+            Thread.onSpinWait();
+        } while (System.nanoTime() - start < limit);
+        for (DrivableExecutor driver : drivers) {
+            driver.yieldToIoThread(); // we are about to wait: the I/O threads serve the sockets meanwhile
+        }
+        return System.nanoTime() - start;
     }
 
     /**

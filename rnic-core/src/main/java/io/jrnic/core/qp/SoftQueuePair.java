@@ -24,6 +24,7 @@ import io.jrnic.core.engine.QpContext;
 import io.jrnic.core.engine.QpCounters;
 import io.jrnic.core.engine.QpEngine;
 import io.jrnic.core.engine.QpTransport;
+import io.jrnic.core.link.DrivableExecutor;
 import io.jrnic.core.mem.InvalidateRefusal;
 import io.jrnic.core.mem.MemoryManager;
 import io.jrnic.core.mem.QpMemoryView;
@@ -96,7 +97,8 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     private int ord;
     private int rqLimit;
     private boolean rqLimitArmed;
-    private QpTransport transport;
+    /** Written under the lock; volatile for {@link #progress()}, which reads it after the lock. */
+    private volatile QpTransport transport;
     private Link link;
     /** What this QP's engine may know of it (the engine never holds the QP itself). */
     private final QpContext context = new EngineContext();
@@ -229,6 +231,18 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
 
     // ---- posting ------------------------------------------------------------------------------
 
+    /**
+     * After a post, with the QP's lock released: in polling mode the posting thread runs the
+     * transmit work it queued (docs/transport.md "Polling mode"); with no lock held, because that work
+     * takes this and other QPs' locks and CQs' monitors.
+     */
+    private void progress() {
+        QpTransport t = transport;
+        if (t != null) {
+            t.progress();
+        }
+    }
+
     @Override
     public void postSend(SendWorkRequest wr) {
         try {
@@ -239,6 +253,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             }
         } finally {
             rnic.events().drain();
+            progress();
         }
     }
 
@@ -263,6 +278,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             }
         } finally {
             rnic.events().drain();
+            progress();
         }
     }
 
@@ -400,6 +416,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             }
         } finally {
             rnic.events().drain();
+            progress();
         }
     }
 
@@ -424,6 +441,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             }
         } finally {
             rnic.events().drain();
+            progress();
         }
     }
 
@@ -945,6 +963,11 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             transport = pendingTransport;
             link = new Link();
             transport.start(context, link, pendingStreamMessage);
+            DrivableExecutor driver = transport.driver();
+            if (driver != null) { // IoMode.POLLING: polls of these CQs run this connection's receive work
+                sendCq.addDriver(driver);
+                receiveCq.addDriver(driver);
+            }
             processSq(); // V-QPS-22: WQEs posted in Idle start now
         }
 

@@ -10,6 +10,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.jrnic.api.IoMode;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
@@ -77,8 +78,10 @@ public final class IwarpTransport implements AutoCloseable {
         }
         this.config = config;
         this.capture = capture;
-        this.group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread,
-                NioIoHandler.newFactory());
+        this.group = config.ioMode() != IoMode.EVENT_LOOP
+                ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, NioIoHandler.newFactory(),
+                        config.pollingTakeover().toNanos(), config.ioMode() == IoMode.BUSY_POLLING)
+                : new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, NioIoHandler.newFactory());
     }
 
     /** The configuration. */
@@ -336,11 +339,12 @@ public final class IwarpTransport implements AutoCloseable {
      * @return true on an event loop
      */
     public boolean isEventLoopThread() {
-        return loopThreads.contains(Thread.currentThread());
+        Thread current = Thread.currentThread();
+        return loopThreads.contains(current) || group instanceof DrivableEventLoopGroup g && g.runsLoop(current);
     }
 
     void checkNotInEventLoop(String what) {
-        if (loopThreads.contains(Thread.currentThread())) {
+        if (isEventLoopThread()) {
             throw new IllegalStateException(what + " must not be called on an event loop of the transport");
         }
     }

@@ -1,5 +1,7 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.api.IoMode;
+import io.jrnic.api.IoTransport;
 import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.Fpdu;
 
@@ -38,10 +40,17 @@ import java.time.Duration;
  *                           large FPDU is read straight into its target instead of through the
  *                           staging buffer; 0 turns this off (always read as much as the staging
  *                           buffer holds)
+ * @param ioMode             who drives the connections: the event loops, or the application's
+ *                           threads with the loops taking over when nobody does ({@link IoMode})
+ * @param ioTransport        the socket implementation: NIO, Linux epoll, or epoll when it loads
+ * @param pollingTakeover    in {@link IoMode#POLLING}: how long after an application thread last
+ *                           drove a loop (a CQ poll, a post) the loop's own I/O thread takes over and
+ *                           serves the sockets; the longest a connection waits when nobody polls
  */
 public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Duration connectTimeout,
                               Duration closeTimeout, Duration firstFpduDelay, int emss, int writeLowWaterMark,
-                              int writeHighWaterMark, int stagingBufferSize, int directPlacementThreshold) {
+                              int writeHighWaterMark, int stagingBufferSize, int directPlacementThreshold,
+                              IoMode ioMode, IoTransport ioTransport, Duration pollingTakeover) {
 
     /**
      * Bytes of a cut staging read: a marker, ULPDU_Length and the longest placement prefix (an
@@ -86,6 +95,10 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         if (directPlacementThreshold < 0) {
             throw new IllegalArgumentException("directPlacementThreshold must not be negative: " + directPlacementThreshold);
         }
+        checkDuration("pollingTakeover", pollingTakeover, false);
+        if (ioMode == null || ioTransport == null) {
+            throw new IllegalArgumentException("ioMode and ioTransport must not be null: " + ioMode + ", " + ioTransport);
+        }
     }
 
     private static void checkDuration(String name, Duration value, boolean zeroAllowed) {
@@ -109,7 +122,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
      * Builder for {@link TransportConfig}. Defaults: one event loop per available processor (at most
      * 4), setup timeout 10 s, connect timeout 10 s, close timeout 10 s, no first-FPDU delay, EMSS 1460 (FPDUs of at most
      * one Ethernet segment, as siw sends), water marks 256 KiB / 1 MiB, staging buffer 64 KiB,
-     * direct placement threshold 8 KiB.
+     * direct placement threshold 8 KiB, {@link IoMode#EVENT_LOOP}, {@link IoTransport#AUTO}, polling takeover 1 ms.
      *
      * <p>Thread safety: not thread-safe.
      */
@@ -124,6 +137,9 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         private int writeHighWaterMark = 1024 * 1024;
         private int stagingBufferSize = 64 * 1024;
         private int directPlacementThreshold = 8 * 1024;
+        private IoMode ioMode = IoMode.EVENT_LOOP;
+        private IoTransport ioTransport = IoTransport.AUTO;
+        private Duration pollingTakeover = Duration.ofMillis(1);
 
         private Builder() {
         }
@@ -183,6 +199,24 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
             return this;
         }
 
+        /** Sets {@link TransportConfig#ioMode()}; returns this. */
+        public Builder ioMode(IoMode value) {
+            ioMode = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#ioTransport()}; returns this. */
+        public Builder ioTransport(IoTransport value) {
+            ioTransport = value;
+            return this;
+        }
+
+        /** Sets {@link TransportConfig#pollingTakeover()}; returns this. */
+        public Builder pollingTakeover(Duration value) {
+            pollingTakeover = value;
+            return this;
+        }
+
         /**
          * Builds the configuration.
          *
@@ -190,7 +224,8 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
          */
         public TransportConfig build() {
             return new TransportConfig(eventLoopThreads, setupTimeout, connectTimeout, closeTimeout, firstFpduDelay, emss,
-                    writeLowWaterMark, writeHighWaterMark, stagingBufferSize, directPlacementThreshold);
+                    writeLowWaterMark, writeHighWaterMark, stagingBufferSize, directPlacementThreshold, ioMode, ioTransport,
+                    pollingTakeover);
         }
     }
 }

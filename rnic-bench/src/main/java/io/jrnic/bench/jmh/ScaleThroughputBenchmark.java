@@ -1,0 +1,181 @@
+package io.jrnic.bench.jmh;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.CompletionQueue;
+import io.jrnic.api.Connection;
+import io.jrnic.api.ConnectionManager;
+import io.jrnic.api.ConnectionSettings;
+import io.jrnic.api.CrcMode;
+import io.jrnic.api.IoMode;
+import io.jrnic.api.MemoryRegion;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.ProtectionDomain;
+import io.jrnic.api.QueuePair;
+import io.jrnic.api.QueuePairConfig;
+import io.jrnic.api.Rnic;
+import io.jrnic.api.RnicConfig;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.WorkCompletion;
+import io.jrnic.api.WorkCompletionStatus;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Aggregate RDMA Write throughput over many connected queue pairs of one RNIC pair (issue 11: 1,000
+ * QPs must reach at least 0.8x a single QP's 64 KiB Write throughput). Each operation posts one
+ * Write of {@link #messageSize} bytes on the next queue pair in turn, keeping at most
+ * {@value #WINDOW} Writes outstanding per queue pair; all queue pairs share one CQ per side. The
+ * setup reports the connection rate.
+ *
+ * <p>JMH reports Writes/s; bytes/s = Writes/s x messageSize. Compare {@code qps=1000} with
+ * {@code qps=1} in the same run. The RNICs' I/O mode comes from {@code -Djrnic.bench.ioMode}
+ * (default EVENT_LOOP), as for the other RNIC benchmarks.
+ *
+ * <p>Thread safety: one instance per benchmark thread ({@code Scope.Thread}).
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true"})
+@State(Scope.Thread)
+public class ScaleThroughputBenchmark {
+    /** Writes outstanding per queue pair at most. */
+    static final int WINDOW = 4;
+    private static final long SETUP_SECONDS = 60;
+    private static final int RIGHTS = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_WRITE;
+
+    /** Connected queue pairs. */
+    @Param({"1", "1000"})
+    public int qps;
+
+    /** Payload bytes per Write. */
+    @Param({"65536"})
+    public int messageSize;
+
+    private Rnic active;
+    private Rnic passive;
+    private ConnectionManager.Listener listener;
+    private QueuePair[] queuePairs;
+    private int[] outstanding;
+    private CompletionQueue cq;
+    private MemoryRegion source;
+    private MemoryRegion sink;
+    private long sinkTo;
+    private long sourceTo;
+    private int next;
+    private final SendWorkRequest wr = new SendWorkRequest();
+    private final WorkCompletion[] batch = new WorkCompletion[64];
+
+    @Setup(Level.Trial)
+    public void connect() throws Exception {
+        IoMode mode = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
+        active = Rnic.open(new RnicConfig().name("scale-a").ioMode(mode).qpLimits(qps + 8, 64).cqLimits(4, 1 << 20, 4));
+        passive = Rnic.open(new RnicConfig().name("scale-b").ioMode(mode).qpLimits(qps + 8, 64).cqLimits(4, 1 << 20, 4));
+        ProtectionDomain pdA = active.allocatePd();
+        ProtectionDomain pdB = passive.allocatePd();
+        cq = active.createCq(qps * WINDOW + 64);
+        CompletionQueue cqB = passive.createCq(qps * WINDOW + 64);
+        MemorySegment from = active.allocateMemory(messageSize, 4096);
+        MemorySegment to = passive.allocateMemory(messageSize, 4096);
+        source = pdA.registerMemory(from, RIGHTS);
+        sink = pdB.registerMemory(to, RIGHTS);
+        sourceTo = from.address();
+        sinkTo = to.address();
+        for (int i = 0; i < batch.length; i++) {
+            batch[i] = new WorkCompletion();
+        }
+        ConnectionSettings settings = new ConnectionSettings().crc(CrcMode.OFF).markers(false, false)
+                .emss(ConnectionSettings.MAX_EMSS);
+        QueuePairConfig config = new QueuePairConfig().depths(WINDOW, 1).sges(1, 1, 1, 0);
+        queuePairs = new QueuePair[qps];
+        outstanding = new int[qps];
+        QueuePair[] passiveQps = new QueuePair[qps];
+        for (int i = 0; i < qps; i++) {
+            passiveQps[i] = pdB.createQueuePair(new QueuePairConfig().cqs(cqB, cqB).depths(1, 1).sges(1, 1, 1, 0));
+        }
+        int[] accepted = {0};
+        listener = passive.connectionManager().listen(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+                settings, request -> {
+                    synchronized (accepted) {
+                        request.accept(passiveQps[accepted[0]++], null);
+                    }
+                });
+        long start = System.nanoTime();
+        CompletableFuture<?>[] connections = new CompletableFuture<?>[qps];
+        for (int i = 0; i < qps; i++) {
+            queuePairs[i] = pdA.createQueuePair(config.cqs(cq, cq));
+            connections[i] = active.connectionManager().connect(queuePairs[i], listener.localAddress(), settings, null)
+                    .toCompletableFuture();
+        }
+        CompletableFuture.allOf(connections).get(SETUP_SECONDS, TimeUnit.SECONDS);
+        long nanos = System.nanoTime() - start;
+        for (CompletableFuture<?> c : connections) {
+            if (!(c.get() instanceof Connection)) {
+                throw new IOException("connection failed: " + c);
+            }
+        }
+        System.out.printf("%n%d connections in %.1f ms: %.0f connections/s%n", qps, nanos / 1e6, qps / (nanos / 1e9));
+    }
+
+    @Benchmark
+    public long write() throws IOException {
+        int q = next;
+        while (outstanding[q] >= WINDOW) {
+            reap();
+        }
+        queuePairs[q].postSend(wr.reset().wrId(q).opcode(Opcode.RDMA_WRITE).sge(source.stag(), sourceTo, messageSize)
+                .remote(sink.stag(), sinkTo));
+        outstanding[q]++;
+        next = q + 1 == qps ? 0 : q + 1;
+        return q;
+    }
+
+    private void reap() throws IOException {
+        int n = cq.poll(batch, 0, batch.length);
+        for (int i = 0; i < n; i++) {
+            WorkCompletion wc = batch[i];
+            if (wc.status() != WorkCompletionStatus.SUCCESS) {
+                throw new IOException("Write " + wc.wrId() + " completed " + wc.status());
+            }
+            outstanding[(int) wc.wrId()]--;
+        }
+        if (n == 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        try {
+            if (listener != null) {
+                listener.close();
+            }
+        } finally {
+            try {
+                active.close();
+            } finally {
+                passive.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.jrnic.core.link;
+
+import java.util.concurrent.Executor;
+
+/**
+ * An executor whose work any thread may run itself: the event loop of a link in polling mode
+ * ({@code IoMode.POLLING}). A thread that calls {@link #drive()} becomes, for the duration of the
+ * call, the executor's thread: the link's I/O and queued tasks run on it, with the same
+ * single-thread guarantee as on an event loop, because at most one thread drives at a time. When no
+ * application thread has driven the executor for a while, its own I/O thread takes over and blocks
+ * on the sockets, so progress never depends on the application driving.
+ *
+ * <p>Callers drive with no lock of theirs held (a QP's lock, a CQ's monitor): the work they run
+ * takes those locks itself, for other QPs and CQs too.
+ *
+ * <p>Thread safety: every method may be called from any thread.
+ */
+public interface DrivableExecutor extends Executor {
+    /**
+     * Runs the ready I/O (without waiting for any) and the queued tasks on the calling thread,
+     * unless another thread is running them now or the calling thread already is (a callback of a
+     * drive); never blocks.
+     *
+     * @return true if this call ran the executor's work
+     */
+    boolean drive();
+
+    /**
+     * Like {@link #drive()} without looking at the sockets: runs the queued tasks only (a post's
+     * transmit work). Never blocks.
+     *
+     * @return true if this call ran the executor's work
+     */
+    boolean runQueued();
+
+    /**
+     * The calling thread will not drive the executor for a while (it is about to block, e.g. a
+     * blocking CQ poll that stopped spinning): the executor's I/O thread takes over now instead of
+     * after the takeover period. Never blocks.
+     */
+    void yieldToIoThread();
+
+    /**
+     * Whether the calling thread is running this executor's work right now (its I/O thread, or a
+     * thread inside {@link #drive()} or {@link #runQueued()}).
+     *
+     * @return true on the executor's current thread
+     */
+    boolean inExecutor();
+}

@@ -1,0 +1,491 @@
+package io.jrnic.core.transport;
+
+import io.jrnic.core.link.DrivableExecutor;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.DefaultChannelPromise;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
+import io.netty.util.concurrent.AbstractScheduledEventExecutor;
+import io.netty.util.concurrent.DefaultPromise;
+import io.netty.util.concurrent.Future;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.Promise;
+import io.netty.util.internal.PlatformDependent;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Queue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The event loop of {@code IoMode.POLLING}: a netty {@link IoEventLoop} that is not tied to one
+ * thread. Whoever holds its <em>driver</em> slot is, for that time, the loop's thread
+ * ({@link #inEventLoop(Thread)}): an application thread inside {@link #drive()} (a CQ poll) or
+ * {@link #runQueued()} (after a post), or the loop's own I/O thread. One holder at a time keeps
+ * netty's and the engine's single-thread rule; the slot is a compare-and-set, so nobody ever waits
+ * for it.
+ *
+ * <pre>
+ *  application thread                     I/O thread
+ *  drive(): CAS slot ─► selectNow,        while an application thread drove in the last
+ *           tasks ─► release, stamp       takeover period: park (stay out of the way)
+ *           lastDriven                    otherwise: CAS slot ─► blocking select ─► tasks
+ *  drive() while the I/O thread blocks:   ◄── handBack + wakeup: it releases the slot and
+ *           ask for the loop back              parks for a takeover period
+ * </pre>
+ *
+ * Latency: an application that busy-polls its CQ runs every read, placement, completion and write
+ * of its connections itself, with no wake-up in the path. Progress without the application: when
+ * nobody drove for {@code takeoverNanos}, the I/O thread serves the sockets as an ordinary event
+ * loop (a passive RDMA target, a socket that would block, an application waiting on a monitor);
+ * a task queued by a thread that does not drive is run by the next drive, or by the I/O thread
+ * within the takeover period, at once when it is blocking.
+ *
+ * <p>Thread safety: thread-safe; the handler and the tasks run only in the slot holder.
+ */
+public final class DrivableEventLoop extends AbstractScheduledEventExecutor implements IoEventLoop, DrivableExecutor {
+    private static final Logger LOG = LoggerFactory.getLogger(DrivableEventLoop.class);
+    private static final int STARTED = 0;
+    private static final int SHUTTING_DOWN = 1;
+    private static final int SHUTDOWN = 2;
+    private static final int TERMINATED = 3;
+    /** Empty passes of a spinning I/O thread between two yields of its core. */
+    private static final int SPIN_YIELD_EVERY = 64;
+    /** Tasks one drive runs at most: the rest wait for the next drive, so the sockets are looked at. */
+    private static final int TASKS_PER_DRIVE = 1024;
+    /** How often the I/O thread re-checks a slot it could not take (an application thread drives). */
+    private static final long SHUTDOWN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+
+    private final IoEventLoopGroup parent;
+    private final IoHandler handler;
+    private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
+    /** The thread running the loop's work now, or null. */
+    private final AtomicReference<Thread> driver = new AtomicReference<>();
+    private final AtomicInteger state = new AtomicInteger(STARTED);
+    private final Promise<Void> terminationFuture = new DefaultPromise<>(GlobalEventExecutor.INSTANCE);
+    /** An application thread that drove within this time keeps the I/O thread out. */
+    private final long takeoverNanos;
+    /** IoMode.BUSY_POLLING: the I/O thread never blocks nor parks; it drives whenever the slot is free. */
+    private final boolean spin;
+    /** When an application thread last released the slot (System.nanoTime()). */
+    private volatile long lastDriven;
+    /** The I/O thread holds the slot and may be blocked in the selector: wake it for tasks. */
+    private volatile boolean ioBlocking;
+    /** An application thread found the I/O thread holding the slot and asked for it back. */
+    private final AtomicBoolean handBack = new AtomicBoolean();
+    private volatile Thread ioThread;
+    /** Turns the I/O thread took (each one a blocking select and the tasks after it). */
+    private volatile long ioThreadTurns;
+    /** Drives by application threads that ran the loop's work. */
+    private volatile long applicationDrives;
+    private volatile long quietPeriodNanos;
+    private volatile long shutdownTimeoutNanos;
+
+    private final IoHandlerContext nonBlocking = new IoHandlerContext() {
+        @Override
+        public boolean canBlock() {
+            return false;
+        }
+
+        @Override
+        public long delayNanos(long currentTimeNanos) {
+            return 0;
+        }
+
+        @Override
+        public long deadlineNanos() {
+            return -1;
+        }
+    };
+
+    private final IoHandlerContext blocking = new IoHandlerContext() {
+        @Override
+        public boolean canBlock() {
+            // ioBlocking was set before this check: a task queued after it wakes the selector
+            return tasks.isEmpty() && !hasScheduledTasks() && !handBack.get() && state.get() == STARTED;
+        }
+
+        @Override
+        public long delayNanos(long currentTimeNanos) {
+            return DrivableEventLoop.this.delayNanos(currentTimeNanos, TimeUnit.SECONDS.toNanos(1));
+        }
+
+        @Override
+        public long deadlineNanos() {
+            long next = nextScheduledTaskDeadlineNanos();
+            return next == -1 ? getCurrentTimeNanos() + TimeUnit.SECONDS.toNanos(1) : next;
+        }
+    };
+
+    /**
+     * Creates the loop and starts its I/O thread.
+     *
+     * @param parent        the group
+     * @param threads       starts the I/O thread (the group's thread-per-task executor)
+     * @param factory       the socket implementation's handler (NIO or epoll)
+     * @param takeoverNanos how long after the last application drive the I/O thread takes over
+     * @param spin          whether the I/O thread spins over the sockets instead of blocking
+     */
+    DrivableEventLoop(IoEventLoopGroup parent, Executor threads, IoHandlerFactory factory, long takeoverNanos,
+                      boolean spin) {
+        super(parent);
+        this.parent = parent;
+        this.takeoverNanos = takeoverNanos;
+        this.spin = spin;
+        this.lastDriven = System.nanoTime() - takeoverNanos; // nobody drove yet: the I/O thread serves setup
+        this.handler = factory.newHandler(this);
+        threads.execute(this::ioThreadMain); // last: the thread sees every field above
+    }
+
+    // ---- driving --------------------------------------------------------------------------------
+
+    @Override
+    public boolean drive() {
+        return drive(true);
+    }
+
+    @Override
+    public boolean runQueued() {
+        return drive(false);
+    }
+
+    private boolean drive(boolean io) {
+        Thread me = Thread.currentThread();
+        if (!driver.compareAndSet(null, me)) {
+            if (ioBlocking && handBack.compareAndSet(false, true)) {
+                // the I/O thread blocks in the selector: have it hand the loop back and stay out for a
+                // takeover period, counted from now (a later yieldToIoThread() must win over it)
+                lastDriven = System.nanoTime();
+                handler.wakeup();
+            }
+            return false; // somebody else runs the loop now, or we do further up this stack
+        }
+        try {
+            if (state.get() != STARTED) {
+                return false; // the I/O thread shuts the loop down
+            }
+            if (io) {
+                handler.run(nonBlocking);
+            }
+            runTasks();
+            applicationDrives++; // single writer: the slot holder
+            return true;
+        } finally {
+            lastDriven = System.nanoTime();
+            driver.set(null);
+        }
+    }
+
+    @Override
+    public void yieldToIoThread() {
+        lastDriven = System.nanoTime() - takeoverNanos;
+        LockSupport.unpark(ioThread);
+    }
+
+    @Override
+    public boolean inExecutor() {
+        return driver.get() == Thread.currentThread();
+    }
+
+    @Override
+    public boolean inEventLoop(Thread thread) {
+        return driver.get() == thread;
+    }
+
+    /**
+     * Turns the loop's I/O thread has taken so far (a blocking select and the tasks after it): in
+     * steady state with an application that busy-polls, it stays put (docs/transport.md).
+     *
+     * @return the count
+     */
+    public long ioThreadTurns() {
+        return ioThreadTurns;
+    }
+
+    /**
+     * Drives by application threads ({@link #drive()}, {@link #runQueued()}) that ran the loop's work.
+     *
+     * @return the count
+     */
+    public long applicationDrives() {
+        return applicationDrives;
+    }
+
+    /** Whether this thread is the loop's own I/O thread (blocking calls must not run on it). */
+    boolean isIoThread(Thread thread) {
+        return ioThread == thread;
+    }
+
+    private int runTasks() {
+        fetchFromScheduledTaskQueue(tasks);
+        int n = 0;
+        Runnable task;
+        while (n < TASKS_PER_DRIVE && (task = tasks.poll()) != null) {
+            safeExecute(task);
+            n++;
+        }
+        return n;
+    }
+
+    // ---- the I/O thread ---------------------------------------------------------------------------
+
+    private void ioThreadMain() {
+        Thread me = Thread.currentThread();
+        ioThread = me;
+        acquire(me);
+        try {
+            handler.initialize();
+        } finally {
+            driver.set(null);
+        }
+        if (spin) {
+            spinUntilShutdown(me);
+        }
+        while (state.get() == STARTED) {
+            long quiet = System.nanoTime() - lastDriven;
+            if (quiet < takeoverNanos) {
+                LockSupport.parkNanos(this, takeoverNanos - quiet); // an application thread drives the loop
+                continue;
+            }
+            if (!driver.compareAndSet(null, me)) {
+                LockSupport.parkNanos(this, takeoverNanos);
+                continue;
+            }
+            try {
+                ioThreadTurns++; // single writer: the slot holder
+                ioBlocking = true;
+                handler.run(blocking);
+                ioBlocking = false;
+                runTasks();
+            } catch (Throwable t) {
+                LOG.warn("unexpected exception in the event loop", t);
+            } finally {
+                ioBlocking = false;
+                driver.set(null);
+            }
+            handBack.set(false); // served: the asking thread stamped lastDriven, which keeps us out
+        }
+        shutDown(me);
+    }
+
+    /**
+     * IoMode.BUSY_POLLING: non-blocking passes over the sockets and the tasks whenever no application
+     * thread holds the slot; never parks, so nothing that arrives waits for a wake-up.
+     */
+    private void spinUntilShutdown(Thread me) {
+        int idle = 0;
+        while (state.get() == STARTED) {
+            if (driver.get() != null || !driver.compareAndSet(null, me)) {
+                Thread.onSpinWait();
+                continue;
+            }
+            int work = 0;
+            try {
+                ioThreadTurns++; // single writer: the slot holder
+                work = handler.run(nonBlocking) + runTasks();
+            } catch (Throwable t) {
+                LOG.warn("unexpected exception in the event loop", t);
+            } finally {
+                driver.set(null);
+            }
+            // Between empty passes, now and then hand the core to a thread that wants it (the
+            // application's pollers on a machine with few cores) instead of spinning out a time slice.
+            idle = work == 0 ? idle + 1 : 0;
+            if (idle % SPIN_YIELD_EVERY == SPIN_YIELD_EVERY - 1) {
+                Thread.yield();
+            }
+        }
+    }
+
+    /** Takes the slot, waiting for an application thread to leave it (only at start and shutdown). */
+    private void acquire(Thread me) {
+        while (!driver.compareAndSet(null, me)) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Runs on the I/O thread, which keeps the slot from now on: application drives return false. */
+    private void shutDown(Thread me) {
+        acquire(me);
+        try {
+            long start = System.nanoTime();
+            runAllTasks();
+            handler.prepareToDestroy(); // closes the channels still registered
+            long lastWork = System.nanoTime();
+            while (true) {
+                handler.run(nonBlocking);
+                if (runAllTasks() > 0) {
+                    lastWork = System.nanoTime();
+                }
+                long now = System.nanoTime();
+                if (state.get() >= SHUTDOWN || now - lastWork >= quietPeriodNanos || now - start >= shutdownTimeoutNanos) {
+                    break;
+                }
+                LockSupport.parkNanos(this, Math.min(SHUTDOWN_POLL_NANOS, quietPeriodNanos));
+            }
+            handler.destroy();
+            while (runAllTasks() > 0) {
+                // tasks the destruction queued (channel close listeners)
+            }
+        } catch (Throwable t) {
+            LOG.warn("unexpected exception while shutting the event loop down", t);
+        } finally {
+            state.set(TERMINATED);
+            terminationFuture.setSuccess(null);
+        }
+    }
+
+    private int runAllTasks() {
+        int n = 0;
+        int ran;
+        do {
+            ran = runTasks();
+            n += ran;
+        } while (ran > 0);
+        return n;
+    }
+
+    // ---- executor -----------------------------------------------------------------------------------
+
+    @Override
+    public void execute(Runnable task) {
+        if (task == null) {
+            throw new NullPointerException("task");
+        }
+        if (state.get() >= TERMINATED) {
+            throw new RejectedExecutionException("event loop terminated");
+        }
+        tasks.offer(task);
+        if (driver.get() == Thread.currentThread()) {
+            return; // queued by the loop's own work: this drive or the next runs it
+        }
+        if (ioBlocking) {
+            handler.wakeup();
+        } else if (driver.get() == null && System.nanoTime() - lastDriven >= takeoverNanos) {
+            LockSupport.unpark(ioThread); // nobody drives the loop: the I/O thread runs the task now
+        }
+    }
+
+    @Override
+    public Future<?> shutdownGracefully(long quietPeriod, long timeout, TimeUnit unit) {
+        quietPeriodNanos = unit.toNanos(quietPeriod);
+        shutdownTimeoutNanos = unit.toNanos(timeout);
+        if (state.compareAndSet(STARTED, SHUTTING_DOWN)) {
+            wakeIoThread();
+        }
+        return terminationFuture;
+    }
+
+    @Override
+    @Deprecated
+    public void shutdown() {
+        int s = state.get();
+        while (s < SHUTDOWN && !state.compareAndSet(s, SHUTDOWN)) {
+            s = state.get();
+        }
+        wakeIoThread();
+    }
+
+    private void wakeIoThread() {
+        handler.wakeup();
+        LockSupport.unpark(ioThread);
+    }
+
+    @Override
+    public boolean isShuttingDown() {
+        return state.get() >= SHUTTING_DOWN;
+    }
+
+    @Override
+    public boolean isShutdown() {
+        return state.get() >= SHUTDOWN;
+    }
+
+    @Override
+    public boolean isTerminated() {
+        return state.get() == TERMINATED;
+    }
+
+    @Override
+    public Future<?> terminationFuture() {
+        return terminationFuture;
+    }
+
+    @Override
+    public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
+        return terminationFuture.await(timeout, unit);
+    }
+
+    // ---- IoEventLoop ------------------------------------------------------------------------------
+
+    @Override
+    public DrivableEventLoop next() {
+        return this;
+    }
+
+    @Override
+    public IoEventLoopGroup parent() {
+        return parent;
+    }
+
+    @Override
+    @Deprecated
+    public ChannelFuture register(Channel channel) {
+        return register(new DefaultChannelPromise(channel, this));
+    }
+
+    @Override
+    public ChannelFuture register(ChannelPromise promise) {
+        promise.channel().unsafe().register(this, promise);
+        return promise;
+    }
+
+    @Override
+    @Deprecated
+    public ChannelFuture register(Channel channel, ChannelPromise promise) {
+        channel.unsafe().register(this, promise);
+        return promise;
+    }
+
+    @Override
+    public Future<IoRegistration> register(IoHandle handle) {
+        Promise<IoRegistration> promise = newPromise();
+        if (inEventLoop()) {
+            registerNow(handle, promise);
+        } else {
+            execute(() -> registerNow(handle, promise));
+        }
+        return promise;
+    }
+
+    private void registerNow(IoHandle handle, Promise<IoRegistration> promise) {
+        try {
+            promise.setSuccess(handler.register(handle));
+        } catch (Exception e) {
+            promise.setFailure(e);
+        }
+    }
+
+    @Override
+    public boolean isCompatible(Class<? extends IoHandle> handleType) {
+        return handler.isCompatible(handleType);
+    }
+
+    @Override
+    public boolean isIoType(Class<? extends IoHandler> handlerType) {
+        return handler.getClass().equals(handlerType);
+    }
+}
