@@ -427,14 +427,13 @@ class FaultInjectionTest {
                     problems.add("SQ work still outstanding " + WAIT_MS + " ms into a stall with a "
                             + STALL_PROGRESS_TIMEOUT.toMillis() + " ms progress timeout: " + traffic.describe());
                 }
-                long timeouts = active.qp.counters().progressTimeouts() + passive.qp.counters().progressTimeouts();
-                endedByTimeout = active.qp.state() != QpState.RTS || passive.qp.state() != QpState.RTS;
-                if (endedByTimeout && timeouts == 0) {
+                // (an end may be Closing: the traffic completed before the stall, the judge began the
+                // close, and the stall holds the FIN; the close timeout's to end, not the progress
+                // timeout's, docs/engine.md)
+                endedByTimeout = active.qp.counters().progressTimeouts() + passive.qp.counters().progressTimeouts() > 0;
+                if (!endedByTimeout && (active.qp.state() == QpState.ERROR || passive.qp.state() == QpState.ERROR)) {
                     problems.add("a stall ended (" + active.qp.state() + "/" + passive.qp.state()
                             + ") but no progress timeout fired");
-                }
-                if (!endedByTimeout && timeouts != 0) {
-                    problems.add(timeouts + " progress timeouts fired but both QPs are still in RTS");
                 }
             }
             if (stalled && endedByTimeout) {
