@@ -13,8 +13,9 @@ import java.util.Arrays;
  * <p>What is counted (docs/observability.md has the table): RDMAP messages and their DDP payload
  * bytes (the ULPDU without its DDP header, RFC 5041 §4: the data of a Write, Send or Read
  * Response, the RDMAP header of the other messages) per {@link MessageType}, sent and received;
- * FPDUs; MPA CRC errors; Terminates; and how received payload reached registered memory: read
- * straight from the socket, or copied from a receive buffer.
+ * FPDUs; MPA CRC errors; Terminates; how received payload reached registered memory: read
+ * straight from the socket, or copied from a receive buffer; and connections lost to the progress
+ * timeout.
  *
  * <p>Consistency: the RNIC writes each counter from one thread (the connection's event loop) and a
  * read takes each value with an opaque read, so every value is one the counter really had, and a
@@ -181,6 +182,17 @@ public final class Counters {
     }
 
     /**
+     * Connections this queue pair lost to the progress timeout ({@link ConnectionSettings#progressTimeout}):
+     * work was outstanding and no FPDU moved either way for the timeout, so the connection was reset
+     * and the queue pair went to Error with LLP Connection Lost. At most one per connection.
+     *
+     * @return progress timeouts
+     */
+    public long progressTimeouts() {
+        return values[CounterLayout.PROGRESS_TIMEOUTS];
+    }
+
+    /**
      * Copies every counter of another holder into this one.
      *
      * @param other the holder to copy
@@ -235,6 +247,7 @@ public final class Counters {
         }
         return b.append(", crcErrors=").append(crcErrors()).append(", terminatesSent=").append(terminatesSent())
                 .append(", terminatesReceived=").append(terminatesReceived()).append(", bytesPlacedDirect=")
-                .append(bytesPlacedDirect()).append(", bytesCopied=").append(bytesCopied()).append(']').toString();
+                .append(bytesPlacedDirect()).append(", bytesCopied=").append(bytesCopied())
+                .append(", progressTimeouts=").append(progressTimeouts()).append(']').toString();
     }
 }

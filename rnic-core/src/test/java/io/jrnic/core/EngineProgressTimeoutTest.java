@@ -46,5 +46,6 @@ class EngineProgressTimeoutTest extends EngineFixture {
         assertThat(wcs).extracting(WorkCompletion::wrId).containsExactly(3L);
         assertThat(wcs).extracting(WorkCompletion::status).containsExactly(WorkCompletionStatus.FLUSHED);
         assertThat(a.cq.poll(new WorkCompletion())).as("exactly once").isFalse();
+        assertThat(a.qp.counters().progressTimeouts()).as("counted once (docs/observability.md)").isEqualTo(1);
     }
 }

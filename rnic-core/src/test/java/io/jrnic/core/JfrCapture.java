@@ -19,7 +19,7 @@ public final class JfrCapture implements AutoCloseable {
     /** The events jrnic defines (JfrEvents). */
     public static final List<String> EVENTS = List.of("io.jrnic.QpStateChange", "io.jrnic.TerminateSent",
             "io.jrnic.TerminateReceived", "io.jrnic.ConnectionEstablished", "io.jrnic.ConnectionClosed",
-            "io.jrnic.ConnectionSetupFailed", "io.jrnic.CrcError");
+            "io.jrnic.ConnectionSetupFailed", "io.jrnic.CrcError", "io.jrnic.ProgressTimeout");
 
     private final Recording recording = new Recording();
     private List<RecordedEvent> events;

@@ -78,9 +78,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Size and seed: {@code -Djrnic.fault.cases=1000} (default), {@code -Djrnic.fault.seed=...}
  * (default fixed), {@code -Djrnic.fault.case=N} runs case N of that seed alone; a failing case
- * prints its seed, index and fault. A stall would end by itself only at the progress timeout
- * (default 60 s, longer than a case): the judge ends it by aborting the queue pairs and resetting
- * the proxy, then checks the flush.
+ * prints its seed, index and fault. A stall in the stream runs with a short progress timeout
+ * ({@link #STALL_PROGRESS_TIMEOUT}) and must end by itself at every end with work outstanding (LLP
+ * Connection Lost, everything flushed once); the judge ends from outside only what the timeout
+ * rightly leaves alone: a stall with no work outstanding (idle), a stall during the setup (the
+ * setup timeout's) or at the close (the close timeout's).
  */
 class FaultInjectionTest {
     private static final int CASES = Integer.getInteger("jrnic.fault.cases", 1000);
@@ -93,6 +95,11 @@ class FaultInjectionTest {
     private static final Traffic.Sizes SIZES = new Traffic.Sizes(256 << 10, 8 << 10, 64 << 10, 64 << 10, 32, 16 << 10, 16);
     private static final int RECEIVES = 24;
     private static final long WAIT_MS = 5_000;
+    /**
+     * ConnectionSettings.progressTimeout of the STALL cases, both ends (the other cases keep the
+     * default 60 s, so that a loaded machine never turns a harmless fault into a timeout).
+     */
+    static final Duration STALL_PROGRESS_TIMEOUT = Duration.ofMillis(300);
 
     /** Where in the connection's life the fault hits. */
     enum Phase {
@@ -110,7 +117,8 @@ class FaultInjectionTest {
         @Override
         public String toString() {
             return "case " + index + " (-Djrnic.fault.seed=" + SEED + " -Djrnic.fault.case=" + index + ", case seed "
-                    + seed + "): " + phase + ", " + fault + (fault.kind() == Kind.STALL ? (abortStall ? ", ended by abort" : ", ended by reset") : "");
+                    + seed + "): " + phase + ", " + fault + (fault.kind() == Kind.STALL
+                    ? (abortStall ? ", if not by the progress timeout ended by abort" : ", if not by the progress timeout ended by reset") : "");
         }
     }
 
@@ -221,6 +229,11 @@ class FaultInjectionTest {
         final Map<Integer, BlockingQueue<AsyncEventType>> eventsB = new ConcurrentHashMap<>();
         final ConnectionSettings settings = new ConnectionSettings().crc(CrcMode.OPTIONAL)
                 .setupTimeout(Duration.ofSeconds(3)).closeTimeout(Duration.ofSeconds(2));
+        final ConnectionSettings stallSettings = new ConnectionSettings().crc(CrcMode.OPTIONAL)
+                .setupTimeout(Duration.ofSeconds(3)).closeTimeout(Duration.ofSeconds(2))
+                .progressTimeout(STALL_PROGRESS_TIMEOUT);
+        /** The passive side's settings come from its listener: one listener per setting. */
+        final ConnectionManager.Listener stallListener;
 
         Worker() throws Exception {
             RnicConfig config = new RnicConfig().readLimits(16, 16);
@@ -229,7 +242,7 @@ class FaultInjectionTest {
             a.setAsyncEventHandler((r, e) -> record(eventsA, e));
             b.setAsyncEventHandler((r, e) -> record(eventsB, e));
             InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-            listener = b.connectionManager().listen(any, settings, new ConnectionRequestHandler() {
+            ConnectionRequestHandler handler = new ConnectionRequestHandler() {
                 @Override
                 public void onRequest(ConnectionRequest request) {
                     CaseRun run = current.get();
@@ -253,7 +266,9 @@ class FaultInjectionTest {
                         run.passiveConnection.completeExceptionally(failure);
                     }
                 }
-            });
+            };
+            listener = b.connectionManager().listen(any, settings, handler);
+            stallListener = b.connectionManager().listen(any, stallSettings, handler);
         }
 
         private void record(Map<Integer, BlockingQueue<AsyncEventType>> events, AsyncEvent e) {
@@ -273,8 +288,9 @@ class FaultInjectionTest {
             eventsB.put(passive.qp.id(), evB);
             CaseRun run = new CaseRun(c, active, passive, new Traffic(active, passive, SIZES, r, false));
             current.set(run);
-            try (FaultProxy proxy = FaultProxy.start(listener.localAddress(), c.fault())) {
-                run.execute(proxy, a, settings, evA, evB);
+            boolean stall = c.fault().kind() == Kind.STALL;
+            try (FaultProxy proxy = FaultProxy.start((stall ? stallListener : listener).localAddress(), c.fault())) {
+                run.execute(proxy, a, stall ? stallSettings : settings, evA, evB);
                 if (proxy.fired()) {
                     fired.incrementAndGet();
                 }
@@ -325,6 +341,7 @@ class FaultInjectionTest {
         @Override
         public void close() {
             listener.close();
+            stallListener.close();
             freedAtClose.add(a.allocateMemory(64, 64));
             freedAtClose.add(b.allocateMemory(64, 64));
             b.close();
@@ -398,9 +415,35 @@ class FaultInjectionTest {
             }
             boolean stalled = fault.kind() == Kind.STALL
                     && (proxy.fired() || (fault.atClose() && proxy.awaitFired(500, TimeUnit.MILLISECONDS)));
-            if (stalled) {
-                // the stall holds the stream until something ends it: the application (Modify to
-                // Error, Verbs §6.6.2.3) or the network (the proxy resets the sockets)
+            boolean endedByTimeout = false;
+            if (stalled && c.phase() != Phase.SETUP && !fault.atClose() && ca != null && cb != null) {
+                // A stall in the stream ends by itself (ConnectionSettings.progressTimeout, 300 ms
+                // here): every end with work outstanding resets its connection, goes to Error with
+                // LLP Connection Lost and flushes what it still owed. Work outstanding shows as an SQ
+                // work request not completed on one end or the other (a response owed is its peer's
+                // Read, atomic or commit request), so once every SQ work request completed, an end
+                // still in RTS had nothing outstanding, and the timeout rightly leaves it alone.
+                if (!traffic.reapSends(WAIT_MS)) {
+                    problems.add("SQ work still outstanding " + WAIT_MS + " ms into a stall with a "
+                            + STALL_PROGRESS_TIMEOUT.toMillis() + " ms progress timeout: " + traffic.describe());
+                }
+                // (an end may be Closing: the traffic completed before the stall, the judge began the
+                // close, and the stall holds the FIN; the close timeout's to end, not the progress
+                // timeout's, docs/engine.md)
+                endedByTimeout = active.qp.counters().progressTimeouts() + passive.qp.counters().progressTimeouts() > 0;
+                if (!endedByTimeout && (active.qp.state() == QpState.ERROR || passive.qp.state() == QpState.ERROR)) {
+                    problems.add("a stall ended (" + active.qp.state() + "/" + passive.qp.state()
+                            + ") but no progress timeout fired");
+                }
+            }
+            if (stalled && endedByTimeout) {
+                // The timed-out end reset its socket; the proxy's stalled pump does not read that end
+                // (reading would be progress), so it cannot pass the reset on as a network would: an
+                // idle peer still in RTS gets it now (LLP Connection Reset), a timed-out one has gone.
+                proxy.close();
+            } else if (stalled) {
+                // what the progress timeout leaves to others: the application (Modify to Error,
+                // Verbs §6.6.2.3) or the network (the proxy resets the sockets)
                 if (c.abortStall()) {
                     for (Connection conn : new Connection[]{ca, cb}) {
                         if (conn != null && conn.queuePair().state() == QpState.RTS) {
@@ -483,6 +526,22 @@ class FaultInjectionTest {
             }
             endA = checkEnd(ca, sa, evA, aborted, flushedIdleA, "active");
             endB = checkEnd(cb, sb, evB, aborted, flushedIdleB, "passive");
+            for (Traffic.Side s : List.of(active, passive)) {
+                long timeouts = s.qp.counters().progressTimeouts();
+                String end = s == active ? endA : endB;
+                if (timeouts > 1 || (timeouts == 1 && !(s.qp.state() == QpState.ERROR
+                        && end.contains(AsyncEventType.LLP_CONNECTION_LOST.toString())))) {
+                    problems.add(s.name + ": " + timeouts + " progress timeouts, QP " + s.qp.state() + " " + end
+                            + " (one at most, ending in Error with LLP_CONNECTION_LOST)");
+                }
+                if (timeouts == 1) {
+                    if (s == active) {
+                        endA += " (timed out)";
+                    } else {
+                        endB += " (timed out)";
+                    }
+                }
+            }
         }
 
         private static boolean idleWithWork(Traffic.Side s) {

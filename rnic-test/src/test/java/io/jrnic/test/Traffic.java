@@ -385,6 +385,44 @@ final class Traffic {
     }
 
     /**
+     * Reaps completions of both ends (each checked, as {@link #reap}) until every SQ work request
+     * of both ends has completed, or for at most {@code millis}: what a stall's progress timeout
+     * must bring about by itself (receives are left, the stall may hold their messages).
+     *
+     * @return true when no SQ work request is outstanding on either end
+     */
+    boolean reapSends(long millis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (true) {
+            for (Side s : List.of(req, resp)) {
+                while (s.cq.poll(wc)) {
+                    check(s, wc);
+                }
+            }
+            if (req.outstanding.isEmpty() && resp.outstanding.isEmpty()) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Side waitOn = !req.outstanding.isEmpty() ? req : resp;
+            try {
+                if (waitOn.cq.poll(wc, 20, TimeUnit.MILLISECONDS)) {
+                    check(waitOn, wc);
+                }
+            } catch (VerbsException e) {
+                // the QP failed and every completion it owes is already in its CQ: nothing more comes
+                if (!waitOn.outstanding.isEmpty()) {
+                    return false;
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+    }
+
+    /**
      * Reaps completions of both ends until every work request posted has completed, or until
      * nothing comes for {@code quietMillis}. Each completion is checked (known, once, content).
      *

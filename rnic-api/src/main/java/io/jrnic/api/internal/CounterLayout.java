@@ -36,8 +36,10 @@ public final class CounterLayout {
     public static final int BYTES_PLACED_DIRECT = FPDUS_SENT + 5;
     /** Payload bytes copied into registered memory from a receive buffer. */
     public static final int BYTES_COPIED = FPDUS_SENT + 6;
+    /** Connections ended by the progress timeout (ConnectionSettings.progressTimeout). */
+    public static final int PROGRESS_TIMEOUTS = FPDUS_SENT + 7;
     /** Length of a counter array. */
-    public static final int LENGTH = FPDUS_SENT + 7;
+    public static final int LENGTH = FPDUS_SENT + 8;
 
     private CounterLayout() {
     }

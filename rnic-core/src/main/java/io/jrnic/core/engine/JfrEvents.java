@@ -11,14 +11,15 @@ import jdk.jfr.Event;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
 import jdk.jfr.StackTrace;
+import jdk.jfr.Timespan;
 
 import java.net.SocketAddress;
 
 /**
  * The JDK Flight Recorder events of jrnic (docs/observability.md): QP state changes, Terminates
- * sent and received (decoded), connection setup and teardown, MPA CRC errors. They are raised on
- * control and error paths only, never per FPDU, and each helper creates, fills and commits its event
- * only when the event type is enabled in a running recording ({@link Event#isEnabled()} of a
+ * sent and received (decoded), connection setup and teardown, MPA CRC errors, progress timeouts.
+ * They are raised on control and error paths only, never per FPDU, and each helper creates, fills
+ * and commits its event only when the event type is enabled in a running recording ({@link Event#isEnabled()} of a
  * preallocated probe), so with JFR off a helper allocates nothing (JfrEventsAllocationTest). Enable them with
  * {@code -XX:StartFlightRecording} or {@code jcmd <pid> JFR.start}; they are on by default in any
  * recording and carry no stack trace.
@@ -37,6 +38,7 @@ public final class JfrEvents {
     private static final ConnectionClosed CONNECTION_CLOSED = new ConnectionClosed();
     private static final ConnectionSetupFailed CONNECTION_SETUP_FAILED = new ConnectionSetupFailed();
     private static final CrcError CRC_ERROR = new CrcError();
+    private static final ProgressTimeout PROGRESS_TIMEOUT = new ProgressTimeout();
 
     private JfrEvents() {
     }
@@ -192,6 +194,37 @@ public final class JfrEvents {
     static final class CrcError extends QpEvent {
     }
 
+    /** Issue 13, ConnectionSettings.progressTimeout: a stalled peer's connection was treated as lost. */
+    @Name("io.jrnic.ProgressTimeout")
+    @Label("Progress Timeout")
+    @Category(CATEGORY)
+    @Description("No FPDU moved either way for the progress timeout with work outstanding: the connection was "
+            + "reset and the queue pair went to Error with LLP Connection Lost (ConnectionSettings.progressTimeout)")
+    @StackTrace(false)
+    static final class ProgressTimeout extends QpEvent {
+        @Label("Stalled")
+        @Description("How long nothing moved with work outstanding")
+        @Timespan(Timespan.NANOSECONDS)
+        long stalled;
+
+        @Label("Timeout")
+        @Description("The connection's progress timeout")
+        @Timespan(Timespan.NANOSECONDS)
+        long timeout;
+
+        @Label("SQ Messages Not Taken")
+        @Description("SQ messages not yet taken whole by the LLP (in progress, queued, last FPDU unsent)")
+        int messagesNotTaken;
+
+        @Label("Requests Awaiting Response")
+        @Description("Read, atomic and commit requests sent and not answered (ORD in use)")
+        int requestsAwaitingResponse;
+
+        @Label("Responses Owed")
+        @Description("Inbound Read, atomic and commit requests not yet answered in full (IRD in use)")
+        int responsesOwed;
+    }
+
     public static void qpStateChange(String rnic, int qp, QpState from, QpState to) {
         if (QP_STATE_CHANGE.isEnabled()) {
             QpStateChange e = new QpStateChange();
@@ -290,6 +323,25 @@ public final class JfrEvents {
             CrcError e = new CrcError();
             e.rnic = rnic;
             e.qp = qp;
+            e.commit();
+        }
+    }
+
+    /**
+     * @param stalledNanos how long nothing moved with work outstanding
+     * @param timeoutNanos the connection's progress timeout
+     */
+    public static void progressTimeout(String rnic, int qp, long stalledNanos, long timeoutNanos, int messagesNotTaken,
+                                       int requestsAwaitingResponse, int responsesOwed) {
+        if (PROGRESS_TIMEOUT.isEnabled()) {
+            ProgressTimeout e = new ProgressTimeout();
+            e.rnic = rnic;
+            e.qp = qp;
+            e.stalled = stalledNanos;
+            e.timeout = timeoutNanos;
+            e.messagesNotTaken = messagesNotTaken;
+            e.requestsAwaitingResponse = requestsAwaitingResponse;
+            e.responsesOwed = responsesOwed;
             e.commit();
         }
     }

@@ -695,6 +695,10 @@ public final class QpEngine implements QpTransport {
         LOG.warn("{}: no progress for {} ms with work outstanding (progress timeout {} ms); "
                         + "treating the connection as lost", this, TimeUnit.NANOSECONDS.toMillis(stalledNanos),
                 TimeUnit.NANOSECONDS.toMillis(progressTimeoutNanos));
+        // observability (docs/observability.md): counted and recorded before die() clears the queues
+        counters.add(io.jrnic.api.internal.CounterLayout.PROGRESS_TIMEOUTS, 1);
+        JfrEvents.progressTimeout(qp.rnicName(), qp.qpId(), stalledNanos, progressTimeoutNanos,
+                tx.messagesNotTaken(), tx.ord.size(), tx.ird.size());
         die();
         link.abort();
         upcalls.connectionFailed(false);

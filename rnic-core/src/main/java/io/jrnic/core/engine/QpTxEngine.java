@@ -143,6 +143,22 @@ public final class QpTxEngine {
     }
 
     /**
+     * SQ messages not yet taken whole by the LLP: the one in progress, those queued behind it, and
+     * those whose last FPDU the LLP has not taken yet (what the progress timeout's event reports;
+     * walks the lists, so for cold paths only).
+     */
+    int messagesNotTaken() {
+        int n = current != null ? 1 : 0;
+        for (SendWqe w = queueHead; w != null; w = w.txNext) {
+            n++;
+        }
+        for (SendWqe w = sentHead; w != null; w = w.txNext) {
+            n++;
+        }
+        return n;
+    }
+
+    /**
      * Whether the IRD head can be answered now: not while a Flush's force runs off the loop (its
      * completion schedules the engine again). Responses keep request order, so nothing behind it
      * goes either (C-FLUSH-043); the SQ is an independent stream (RFC 5040 §5.5, C-FLUSH-045).

@@ -171,6 +171,31 @@ class MpaSetupTest {
         }
     }
 
+    /**
+     * RFC 5044 §7.1.1 "PD_Length", the Initiator's side: a Reply carrying more than 512 bytes of
+     * private data is an improperly formatted frame (2/0/0x04); the setup fails and the stream is
+     * closed without an RTR (issue 13, docs/reliability.md "Exhaustion").
+     */
+    @Test
+    void initiatorClosesOnAReplyWith513BytesOfPrivateData() throws Exception {
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Setup setup = new Setup();
+            transport.connect(server.getLocalSocketAddress(), settings().build(), null, setup);
+            try (Socket peer = server.accept()) {
+                peer.setSoTimeout(10_000);
+                peer.getInputStream().readNBytes(24); // our Request: header and the IRD/ORD word
+                byte[] reply = requestWithPrivateData(513);
+                System.arraycopy("MPA ID Rep Frame".getBytes(StandardCharsets.US_ASCII), 0, reply, 0, 16);
+                peer.getOutputStream().write(reply);
+                SetupFailure f = setup.failure();
+                assertThat(f.kind()).isEqualTo(SetupFailure.Kind.INVALID_FRAME);
+                assertThat(f.frameReason()).isEqualTo(StartupFrameReason.PD_LENGTH_TOO_LONG);
+                assertThat(f.error().terminateCodeBits()).isEqualTo(0x2004);
+                assertThat(peer.getInputStream().read()).as("no RTR, the close").isEqualTo(-1);
+            }
+        }
+    }
+
     /** The Initiator side of item 4: a Reply with more private data than our send limit is accepted. */
     @Test
     void initiatorAcceptsAReplyWithMorePrivateDataThanItsOwnSendLimit() throws Exception {

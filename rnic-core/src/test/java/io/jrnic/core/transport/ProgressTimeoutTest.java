@@ -109,6 +109,40 @@ class ProgressTimeoutTest {
         assertResetSeen(peer.raw.getInputStream());
     }
 
+    /**
+     * Observability of the timeout (docs/observability.md): the QP's and the RNIC's
+     * {@code progressTimeouts} counter goes to 1, and one {@code io.jrnic.ProgressTimeout} JFR event
+     * names the QP, how long it stalled and the outstanding work (here the one unanswered Read).
+     */
+    @Test
+    void theTimeoutIsCountedOnceAndRecordedAsAJfrEvent() throws Exception {
+        try (io.jrnic.core.JfrCapture jfr = new io.jrnic.core.JfrCapture()) {
+            connect(TIMEOUT);
+            MemoryRegion sink = peer.pd.registerMemory(peer.rnic.allocateMemory(4096, 4096), RawInitiator.RIGHTS);
+            peer.qp.postSend(new SendWorkRequest().wrId(9).opcode(Opcode.RDMA_READ).signaled(true)
+                    .sge(sink.stag(), sink.query().baseTo(), 64).remote(0x4201, 0x9000));
+            RawFpdus.receive(peer.raw.getInputStream());
+            assertThat(peer.qp.counters().progressTimeouts()).as("not before the timeout").isZero();
+            peer.awaitState(QpState.ERROR);
+            peer.awaitEvent(AsyncEventType.LLP_CONNECTION_LOST);
+            assertThat(exactly(1).getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+            assertResetSeen(peer.raw.getInputStream());
+
+            assertThat(peer.qp.counters().progressTimeouts()).isEqualTo(1);
+            assertThat(peer.rnic.counters().progressTimeouts()).isEqualTo(1);
+            assertThat(peer.qp.counters().toString()).contains("progressTimeouts=1");
+            var events = jfr.events("io.jrnic.ProgressTimeout", e -> e.getString("rnic").equals(peer.rnic.name()));
+            assertThat(events).singleElement().satisfies(e -> {
+                assertThat(e.getInt("qp")).isEqualTo(peer.qp.id());
+                assertThat(e.getDuration("stalled")).isGreaterThanOrEqualTo(TIMEOUT);
+                assertThat(e.getDuration("timeout")).isEqualTo(TIMEOUT);
+                assertThat(e.getInt("requestsAwaitingResponse")).as("the Read").isEqualTo(1);
+                assertThat(e.getInt("messagesNotTaken")).isZero();
+                assertThat(e.getInt("responsesOwed")).isZero();
+            });
+        }
+    }
+
     @Test
     void readResponsesOwedToAPeerThatStopsReadingEndTheConnection() throws Exception {
         connect(TIMEOUT);
@@ -212,6 +246,7 @@ class ProgressTimeoutTest {
         assertThatThrownBy(() -> peer.raw.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
         assertThat(peer.qp.state()).isEqualTo(QpState.RTS);
         assertThat(peer.eventTypes()).isEmpty();
+        assertThat(peer.qp.counters().progressTimeouts()).isZero();
         // and the connection still works
         peer.qp.postSend(new SendWorkRequest().wrId(2).opcode(Opcode.RDMA_WRITE).signaled(true)
                 .sge(mr.stag(), mr.query().baseTo(), 64).remote(0x4201, 0));

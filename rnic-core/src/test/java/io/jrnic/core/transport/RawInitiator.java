@@ -69,11 +69,23 @@ final class RawInitiator implements AutoCloseable {
 
     /** As {@link #RawInitiator(ConnectionSettings)}, with a Completion Event Handler on the CQ (or null). */
     RawInitiator(ConnectionSettings settings, CompletionEventHandler completionHandler) throws IOException {
+        this(settings, completionHandler, (pd, config) -> config);
+    }
+
+    /**
+     * As {@link #RawInitiator(ConnectionSettings, CompletionEventHandler)}, the queue pair's
+     * configuration (CQs, depths 16/16, IRD/ORD 4/4) first passed through {@code qpConfig} with the
+     * PD (e.g. to attach an S-RQ created in it).
+     */
+    RawInitiator(ConnectionSettings settings, CompletionEventHandler completionHandler,
+                 java.util.function.BiFunction<ProtectionDomain, QueuePairConfig, QueuePairConfig> qpConfig)
+            throws IOException {
         rnic = SoftRnic.open(new RnicConfig().name("raw-initiator-" + NAMES.incrementAndGet()));
         rnic.setAsyncEventHandler((r, e) -> events.add(e));
         pd = rnic.allocatePd();
         cq = rnic.createCq(256, completionHandler == null ? 0 : rnic.setCompletionEventHandler(0, completionHandler));
-        qp = pd.createQueuePair(new QueuePairConfig().cqs(cq, cq).depths(16, 16).sges(4, 4, 4, 64).readDepths(4, 4));
+        qp = pd.createQueuePair(qpConfig.apply(pd,
+                new QueuePairConfig().cqs(cq, cq).depths(16, 16).sges(4, 4, 4, 64).readDepths(4, 4)));
         listener = rnic.connectionManager().listen(new InetSocketAddress("127.0.0.1", 0), settings,
                 new ConnectionRequestHandler() {
                     @Override
