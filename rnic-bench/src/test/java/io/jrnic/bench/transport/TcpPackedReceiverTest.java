@@ -5,21 +5,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The packed receiver walks messages across read boundaries and notices every kind of damage, so
  * that a packer (or walker) that loses, repeats or corrupts a message cannot report a message rate.
  *
- * <p>The bytes are written and the output shut down before the receiver starts, and its chunk is
- * not a multiple of the frame: every read then returns a full chunk and cuts a message at a
- * different place, deterministically.
+ * <p>The bytes are written and the output shut down before the receiver starts, so what a read
+ * returns is deterministic: with a chunk that is not a multiple of the frame every read returns a
+ * full chunk and cuts a message at a different place; with a chunk larger than the stream one read
+ * returns everything.
  */
 class TcpPackedReceiverTest {
 
     private static final int SIZE = 64;
     private static final MessageOptions OPTIONS = new MessageOptions(SIZE, true, true);
     /** One and a half frames, plus one byte: each read ends at another offset within a message. */
-    private static final int CHUNK = OPTIONS.frameSize() * 3 / 2 + 1;
+    private static final int CHUNK = (SIZE + Crc32cTrailer.LENGTH) * 3 / 2 + 1;
 
     private final Crc32cTrailer trailer = new Crc32cTrailer();
 
@@ -31,13 +34,18 @@ class TcpPackedReceiverTest {
             put(stream, goodFrame(i));
         }
 
-        TransferReport report = receive(stream.flip(), messages);
+        TransferReport report = receive(stream.flip(), messages, CHUNK);
 
         assertThat(report).isEqualTo(new TransferReport(messages, messages, 0, 0, 0, 0));
     }
 
-    @Test
-    void receiverCountsEachFaultSeparately() throws Exception {
+    /**
+     * With the odd chunk each read completes one message, cut anywhere; with a large one, one read
+     * holds them all and every message is checked at its own offset, not at the chunk's start.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {CHUNK, 1 << 16})
+    void receiverCountsEachFaultSeparately(int chunk) throws Exception {
         ByteBuffer stream = ByteBuffer.allocateDirect(6 * OPTIONS.frameSize());
         put(stream, goodFrame(0));                          // intact
         ByteBuffer badCrc = goodFrame(1);
@@ -50,7 +58,7 @@ class TcpPackedReceiverTest {
         put(stream, badPayload);
         put(stream, goodFrame(4).limit(SIZE / 2));          // cut short by end of stream
 
-        TransferReport report = receive(stream.flip(), 5);
+        TransferReport report = receive(stream.flip(), 5, chunk);
 
         assertThat(report).isEqualTo(new TransferReport(5, 4, 1, 1, 1, 1));
         assertThat(report.intact()).isFalse();
@@ -64,13 +72,13 @@ class TcpPackedReceiverTest {
         put(stream, goodFrame(1));                          // a batch slot written twice
         put(stream, goodFrame(2));
 
-        assertThat(receive(stream.flip(), 3)).isEqualTo(new TransferReport(3, 4, 0, 2, 0, 0));
+        assertThat(receive(stream.flip(), 3, CHUNK)).isEqualTo(new TransferReport(3, 4, 0, 2, 0, 0));
     }
 
-    /** Writes all bytes, shuts the output down, then runs a receiver with the odd chunk over them. */
-    private static TransferReport receive(ByteBuffer bytes, long sent) throws Exception {
+    /** Writes all bytes, shuts the output down, then runs a receiver with the given chunk over them. */
+    private static TransferReport receive(ByteBuffer bytes, long sent, int chunk) throws Exception {
         LoopbackTcp.Pair pair = LoopbackTcp.connect();
-        TcpPackedReceiver receiver = new TcpPackedReceiver(pair.acceptor(), OPTIONS, CHUNK);
+        TcpPackedReceiver receiver = new TcpPackedReceiver(pair.acceptor(), OPTIONS, chunk);
         try (SocketChannel sender = pair.initiator()) {
             // a few KiB: the socket buffers hold them all before the receiver reads anything
             ChannelIo.writeFully(sender, bytes);
