@@ -49,7 +49,7 @@ public final class TcpMessageStream implements MessageStream {
         MessagePattern.fill(frameSegment, options.messageSize());
         this.frame = frameSegment.asByteBuffer();
         this.trailer = options.crc() ? new Crc32cTrailer() : null;
-        this.spin = channel.isBlocking() ? null : new BusyWait();
+        this.spin = channel.isBlocking() ? null : new BusyWait(BusyWait.YIELD_EVERY_SYSCALL);
     }
 
     /**

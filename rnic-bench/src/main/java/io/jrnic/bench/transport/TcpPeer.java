@@ -66,7 +66,7 @@ abstract class TcpPeer implements Runnable {
         this.options = options;
         this.name = name;
         this.trailer = options.crc() ? new Crc32cTrailer() : null;
-        this.spin = channel.isBlocking() ? null : new BusyWait();
+        this.spin = channel.isBlocking() ? null : new BusyWait(BusyWait.YIELD_EVERY_SYSCALL);
     }
 
     /** Starts the peer thread (a daemon, so that a wedged benchmark cannot keep the JVM alive). */

@@ -58,7 +58,7 @@ public final class TcpPingPong implements PingPong {
         this.out = outSegment.asByteBuffer();
         this.in = arena.allocate(options.frameSize(), Long.BYTES).asByteBuffer();
         this.trailer = options.crc() ? new Crc32cTrailer() : null;
-        this.spin = channel.isBlocking() ? null : new BusyWait();
+        this.spin = channel.isBlocking() ? null : new BusyWait(BusyWait.YIELD_EVERY_SYSCALL);
     }
 
     /**
