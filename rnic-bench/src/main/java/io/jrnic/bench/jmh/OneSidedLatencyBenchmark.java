@@ -24,8 +24,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * visibility, Verify of 64 bytes without an expected hash) and busy-polls the CQ until its completion,
  * i.e. until the responder's RNIC answered, with no application thread on the responder
  * ({@link io.jrnic.bench.transport.RnicRoundTrip}). The {@link OneSidedOperation#TCP_PING_PONG}
- * constant runs the raw-TCP 8-byte ping-pong of {@link LatencyBenchmark} in the same invocation, so
- * that the ratio RNIC / TCP is taken within one run (docs/benchmarks.md, "One-sided round trips").
+ * and {@link OneSidedOperation#TCP_BUSY_POLL_PING_PONG} constants run the raw-TCP 8-byte ping-pongs
+ * of {@link LatencyBenchmark} (blocking, and the busy-polling floor) in the same invocation, so that
+ * the ratio RNIC / TCP is taken within one run (docs/benchmarks.md, "One-sided round trips").
  * Average time and the sampled distribution (percentiles), in microseconds.
  *
  * <p>Each trial connects a fresh pair; its teardown fails the trial if any result was wrong or the
@@ -45,7 +46,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Thread)
 public class OneSidedLatencyBenchmark {
 
-    /** The operation under test; no values given, so JMH runs every constant, the TCP baseline included. */
+    /** The operation under test; no values given, so JMH runs every constant, the TCP baselines included. */
     @Param
     public OneSidedOperation operation;
 

@@ -20,10 +20,13 @@ import org.HdrHistogram.Histogram;
  * <ul>
  *   <li>latency: Write and Send ping-pongs ({@link Transport#RNIC_WRITE}, {@link Transport#RNIC_SEND})
  *       and the one-sided round trips ({@link OneSidedOperation}) against {@link TcpPingPong}, an
- *       echoing peer that blocks in {@code read} (event-loop mode);</li>
+ *       echoing peer that blocks in {@code read} (event-loop mode); with {@code --baseline} also
+ *       against the floor, the same ping-pong with both ends busy-polling non-blocking sockets
+ *       ({@link Transport#TCP_BUSY_POLL});</li>
  *   <li>bandwidth: the Write and Send streams, and {@link OneSidedStream} for Read and FetchAdd,
- *       against {@link Transport#TCP}'s stream, which packs messages of the same size into large
- *       writes.</li>
+ *       against {@link Transport#TCP}'s stream, one {@code write} per message; with
+ *       {@code --baseline} also against {@link Transport#TCP_PACKED}, which packs messages of the
+ *       same size into 64 KiB writes (the message-rate floor of small messages).</li>
  * </ul>
  *
  * Every fixture checks what arrived (sequence numbers, CRC trailers, atomic results); a run whose
@@ -46,8 +49,15 @@ final class LoopbackRun {
         this.err = err;
     }
 
-    /** One measured row pair. */
-    record Pair<T>(T rnic, T tcp) {
+    /**
+     * The measured rows of one size.
+     *
+     * @param rnic  the RNIC's row
+     * @param tcp   the raw-TCP row (blocking ping-pong, per-write stream)
+     * @param floor the raw-TCP floor with {@code --baseline} (busy-polling ping-pong, packed
+     *              stream), else null
+     */
+    record Rows<T>(T rnic, T tcp, T floor) {
     }
 
     /** The bytes of a one-sided latency operation: 8 (Verify hashes 64). */
@@ -60,8 +70,8 @@ final class LoopbackRun {
         return test.latency() && !test.halfRoundTrip();
     }
 
-    /** Latency of one size, RNIC then TCP. */
-    Pair<LatencyResult> latency(int size) throws IOException, InterruptedException {
+    /** Latency of one size, RNIC then TCP (then, with {@code --baseline}, the busy-polling TCP floor). */
+    Rows<LatencyResult> latency(int size) throws IOException, InterruptedException {
         boolean crc = options.crc();
         int bytes = fixedSize(test) ? operandSize(test) : size;
         LatencyResult rnic;
@@ -72,7 +82,13 @@ final class LoopbackRun {
         try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
             tcp = measureLatency(TcpPingPong.open(new MessageOptions(Math.max(8, bytes), crc, false)), bytes, p);
         }
-        return new Pair<>(rnic, tcp);
+        LatencyResult floor = null;
+        if (options.baseline()) {
+            try (Progress p = Progress.start(err, test.command() + " tcp-busy-poll " + bytes + " B")) {
+                floor = measureLatency(TcpPingPong.openBusyPoll(new MessageOptions(Math.max(8, bytes), crc, false)), bytes, p);
+            }
+        }
+        return new Rows<>(rnic, tcp, floor);
     }
 
     private PingPong openRnicPingPong(int bytes, boolean crc) throws IOException {
@@ -115,11 +131,11 @@ final class LoopbackRun {
     }
 
     /**
-     * Bandwidth of one size, RNIC then TCP. With {@code -q N} the test runs N connections of each
+     * Bandwidth of one size, RNIC then TCP (then, with {@code --baseline}, the packed TCP stream). With {@code -q N} the test runs N connections of each
      * (N RNIC pairs, N TCP streams) and posts to them in turn, as perftest's run_iter_bw serves its
      * QPs; with {@code -n} each connection carries n messages, as each of perftest's QPs does.
      */
-    Pair<BandwidthResult> bandwidth(int size) throws IOException, InterruptedException {
+    Rows<BandwidthResult> bandwidth(int size) throws IOException, InterruptedException {
         boolean crc = options.crc();
         int bytes = test == PerftestTest.ATOMIC_BW ? 8 : size;
         MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false);
@@ -137,7 +153,13 @@ final class LoopbackRun {
         try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
             tcp = measureStreams(openStreams(Transport.TCP, messages, q), bytes, p);
         }
-        return new Pair<>(rnic, tcp);
+        BandwidthResult floor = null;
+        if (options.baseline()) {
+            try (Progress p = Progress.start(err, test.command() + " tcp-packed " + bytes + " B")) {
+                floor = measureStreams(openStreams(Transport.TCP_PACKED, messages, q), bytes, p);
+            }
+        }
+        return new Rows<>(rnic, tcp, floor);
     }
 
     private static MessageStream[] openStreams(Transport transport, MessageOptions messages, int q) throws IOException {
@@ -213,7 +235,12 @@ final class LoopbackRun {
         RoundRobin turn = new RoundRobin(streams.length);
         boolean measured = false;
         try {
-            BandwidthResult r = measure(() -> streams[turn.next()].send(), () -> { }, bytes, streams.length, progress);
+            // the drain hands over what a packing stream still holds, so the clock stops after it
+            BandwidthResult r = measure(() -> streams[turn.next()].send(), () -> {
+                for (MessageStream s : streams) {
+                    s.flush();
+                }
+            }, bytes, streams.length, progress);
             measured = true;
             for (MessageStream s : streams) {
                 s.finish().verified();

@@ -158,8 +158,8 @@ public final class Perftest {
             err.println(test.command() + ": -I applies to a client or server; --loopback posts without inline data");
         }
         LoopbackRun run = new LoopbackRun(test, options, err);
-        String how = "jrnic loopback over 127.0.0.1 beside raw TCP, " + options.mode().label() + " mode, MPA CRC "
-                + (options.crc() ? "on" : "off");
+        String how = "jrnic loopback over 127.0.0.1 beside raw TCP" + (options.baseline() ? " and its floor" : "") + ", "
+                + options.mode().label() + " mode, MPA CRC " + (options.crc() ? "on" : "off");
         List<String> rows = new ArrayList<>();
         String json = null;
         out.println(Report.RULE);
@@ -168,17 +168,36 @@ public final class Perftest {
         out.println(test.latency() ? Report.LAT_HEADER : Report.bwHeader(options.reportGbits()));
         for (int size : sizes(test, options)) {
             if (test.latency()) {
-                LoopbackRun.Pair<LatencyResult> p = run.latency(size);
-                out.println(Report.latRow(p.rnic(), "rnic"));
-                out.println(Report.latRow(p.tcp(), "tcp"));
-                out.println(Report.latRatio(p.rnic(), p.tcp()));
-                json = Report.latJson(test, options.mode().label(), options.crc(), p.rnic(), p.tcp());
+                LoopbackRun.Rows<LatencyResult> r = run.latency(size);
+                if (r.floor() != null) {
+                    // --baseline: the raw-TCP rows first, the RNIC's after them, then its ratio to each
+                    out.println(Report.latRow(r.floor(), Report.TCP_BUSY_POLL));
+                    out.println(Report.latRow(r.tcp(), Report.TCP));
+                    out.println(Report.latRow(r.rnic(), Report.RNIC));
+                    out.println(Report.latRatio(r.rnic(), r.tcp()));
+                    out.println(Report.latRatio(r.rnic(), r.floor(), Report.TCP_BUSY_POLL));
+                } else {
+                    out.println(Report.latRow(r.rnic(), Report.RNIC));
+                    out.println(Report.latRow(r.tcp(), Report.TCP));
+                    out.println(Report.latRatio(r.rnic(), r.tcp()));
+                }
+                json = Report.latJson(test, options.mode().label(), options.crc(), r.rnic(), r.tcp(), r.floor());
             } else {
-                LoopbackRun.Pair<BandwidthResult> p = run.bandwidth(size);
-                out.println(Report.bwRow(p.rnic(), options.reportGbits(), "rnic"));
-                out.println(Report.bwRow(p.tcp(), options.reportGbits(), "tcp"));
-                out.println(Report.bwRatio(p.rnic(), p.tcp()));
-                json = Report.bwJson(test, options.qps(), options.mode().label(), options.crc(), p.rnic(), p.tcp());
+                LoopbackRun.Rows<BandwidthResult> r = run.bandwidth(size);
+                boolean gbits = options.reportGbits();
+                if (r.floor() != null) {
+                    out.println(Report.bwRow(r.floor(), gbits, Report.TCP_PACKED));
+                    out.println(Report.bwRow(r.tcp(), gbits, Report.TCP));
+                    out.println(Report.bwRow(r.rnic(), gbits, Report.RNIC));
+                    out.println(Report.bwRatio(r.rnic(), r.tcp()));
+                    out.println(Report.bwRatio(r.rnic(), r.floor(), Report.TCP_PACKED));
+                } else {
+                    out.println(Report.bwRow(r.rnic(), gbits, Report.RNIC));
+                    out.println(Report.bwRow(r.tcp(), gbits, Report.TCP));
+                    out.println(Report.bwRatio(r.rnic(), r.tcp()));
+                }
+                json = Report.bwJson(test, options.qps(), options.mode().label(), options.crc(), r.rnic(), r.tcp(),
+                        r.floor());
             }
             out.flush();
         }

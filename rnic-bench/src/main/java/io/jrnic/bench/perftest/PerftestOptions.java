@@ -117,6 +117,11 @@ public final class PerftestOptions {
     @Option(names = "--loopback", description = "both ends in this JVM over 127.0.0.1, then raw TCP beside, with the ratio")
     boolean loopback;
 
+    @Option(names = "--baseline", description = "with --loopback: also the raw-TCP floor, printed before the RNIC row with the"
+            + " RNIC's ratio to it (latency: TCP ping-pong busy-polling non-blocking sockets; bandwidth: TCP stream packing"
+            + " the messages into 64 KiB writes)")
+    boolean baseline;
+
     @Option(names = "--json", description = "one JSON object on the last line of stdout")
     boolean json;
 
@@ -252,6 +257,14 @@ public final class PerftestOptions {
         return loopback;
     }
 
+    /**
+     * {@return whether a loopback run also measures the raw-TCP floor ({@code --baseline}): the
+     * busy-polling TCP ping-pong for latency, the packed TCP stream for bandwidth}
+     */
+    public boolean baseline() {
+        return baseline;
+    }
+
     /** {@return whether the last line of stdout is a JSON object ({@code --json})} */
     public boolean json() {
         return json;
@@ -304,6 +317,9 @@ public final class PerftestOptions {
         }
         if (warmUp < 0 || (warmUp > 0 && loopback)) {
             throw new IllegalArgumentException("--warm-up " + warmUp + ": a count >= 0, for a client or server");
+        }
+        if (baseline && !loopback) {
+            throw new IllegalArgumentException("--baseline measures raw TCP beside the RNIC in this JVM: it needs --loopback");
         }
         if (loopback && server != null) {
             throw new IllegalArgumentException("--loopback takes no server address");

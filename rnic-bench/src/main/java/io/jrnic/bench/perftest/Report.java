@@ -18,6 +18,15 @@ public final class Report {
     public static final String LAT_HEADER = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
             + "    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec]";
 
+    /** Row label of the RNIC in loopback. */
+    public static final String RNIC = "rnic";
+    /** Row label of the blocking raw-TCP baseline in loopback. */
+    public static final String TCP = "tcp";
+    /** Row label of the busy-polling raw-TCP ping-pong ({@code --baseline}, latency). */
+    public static final String TCP_BUSY_POLL = "tcp-busy-poll";
+    /** Row label of the packed raw-TCP stream ({@code --baseline}, bandwidth). */
+    public static final String TCP_PACKED = "tcp-packed";
+
     private Report() {
     }
 
@@ -68,8 +77,21 @@ public final class Report {
      * @return the line; a ratio is 0 where the TCP time is 0
      */
     public static String latRatio(LatencyResult rnic, LatencyResult tcp) {
-        return String.format(Locale.ROOT, " ratio rnic/tcp: t_typical %.2fx, 99%% %.2fx", ratio(rnic.typicalUs(), tcp.typicalUs()),
-                ratio(rnic.p99Us(), tcp.p99Us()));
+        return latRatio(rnic, tcp, TCP);
+    }
+
+    /**
+     * The ratio line of the RNIC against a named raw-TCP row: rnic over it for t_typical and the 99%
+     * percentile.
+     *
+     * @param rnic  the jrnic row
+     * @param base  the raw-TCP row of the same size
+     * @param label the raw-TCP row's label ({@link #TCP}, {@link #TCP_BUSY_POLL})
+     * @return the line; a ratio is 0 where the TCP time is 0
+     */
+    public static String latRatio(LatencyResult rnic, LatencyResult base, String label) {
+        return String.format(Locale.ROOT, " ratio rnic/%s: t_typical %.2fx, 99%% %.2fx", label,
+                ratio(rnic.typicalUs(), base.typicalUs()), ratio(rnic.p99Us(), base.p99Us()));
     }
 
     /**
@@ -80,7 +102,21 @@ public final class Report {
      * @return the line; the ratio is 0 where the TCP rate is 0
      */
     public static String bwRatio(BandwidthResult rnic, BandwidthResult tcp) {
-        return String.format(Locale.ROOT, " ratio rnic/tcp: BW average %.2fx", ratio(rnic.avgBytesPerS(), tcp.avgBytesPerS()));
+        return bwRatio(rnic, tcp, TCP);
+    }
+
+    /**
+     * The ratio line of the RNIC against a named raw-TCP row: rnic over it for the BW average (the
+     * same as for the message rate: both rows move messages of the same size).
+     *
+     * @param rnic  the jrnic row
+     * @param base  the raw-TCP row of the same size
+     * @param label the raw-TCP row's label ({@link #TCP}, {@link #TCP_PACKED})
+     * @return the line; the ratio is 0 where the TCP rate is 0
+     */
+    public static String bwRatio(BandwidthResult rnic, BandwidthResult base, String label) {
+        return String.format(Locale.ROOT, " ratio rnic/%s: BW average %.2fx", label,
+                ratio(rnic.avgBytesPerS(), base.avgBytesPerS()));
     }
 
     static double ratio(double a, double b) {
@@ -119,6 +155,25 @@ public final class Report {
      * @return one JSON object on one line
      */
     public static String latJson(PerftestTest test, String mode, boolean crc, LatencyResult rnic, LatencyResult tcp) {
+        return latJson(test, mode, crc, rnic, tcp, null);
+    }
+
+    /**
+     * The JSON line of a latency test with the {@code --baseline} floor: as
+     * {@link #latJson(PerftestTest, String, boolean, LatencyResult, LatencyResult)}, then, when there
+     * is a floor, {@code "tcp_busy_poll"} (same members as {@code "tcp"}) and
+     * {@code "ratio_p50_busy_poll"} (rnic p50 / its p50).
+     *
+     * @param test  the test
+     * @param mode  the data path mode's {@linkplain PerftestOptions.Mode#label() label}
+     * @param crc   whether MPA CRCs were asked for
+     * @param rnic  the jrnic row
+     * @param tcp   the raw-TCP row, or null when there is none (not loopback)
+     * @param floor the busy-polling raw-TCP row, or null without {@code --baseline}
+     * @return one JSON object on one line
+     */
+    public static String latJson(PerftestTest test, String mode, boolean crc, LatencyResult rnic, LatencyResult tcp,
+                                 LatencyResult floor) {
         StringBuilder b = new StringBuilder(256);
         b.append("{\"test\": \"").append(test.jsonName()).append("\", \"bytes\": ").append(rnic.bytes())
                 .append(", \"iterations\": ").append(rnic.iterations()).append(", \"mode\": \"").append(mode)
@@ -128,6 +183,11 @@ public final class Report {
             b.append(", \"tcp\": ");
             latMember(b, tcp);
             b.append(", \"ratio_p50\": ").append(num(ratio(rnic.typicalUs(), tcp.typicalUs())));
+        }
+        if (floor != null) {
+            b.append(", \"tcp_busy_poll\": ");
+            latMember(b, floor);
+            b.append(", \"ratio_p50_busy_poll\": ").append(num(ratio(rnic.typicalUs(), floor.typicalUs())));
         }
         return b.append('}').toString();
     }
@@ -152,6 +212,26 @@ public final class Report {
      */
     public static String bwJson(PerftestTest test, int qps, String mode, boolean crc, BandwidthResult rnic,
                                 BandwidthResult tcp) {
+        return bwJson(test, qps, mode, crc, rnic, tcp, null);
+    }
+
+    /**
+     * The JSON line of a bandwidth test with the {@code --baseline} floor: as
+     * {@link #bwJson(PerftestTest, int, String, boolean, BandwidthResult, BandwidthResult)}, then,
+     * when there is a floor, {@code "tcp_packed"} (same members as {@code "tcp"}) and
+     * {@code "ratio_packed"} (rnic gbps / its gbps).
+     *
+     * @param test  the test
+     * @param qps   queue pairs the test ran
+     * @param mode  the data path mode's {@linkplain PerftestOptions.Mode#label() label}
+     * @param crc   whether MPA CRCs were asked for
+     * @param rnic  the jrnic row
+     * @param tcp   the raw-TCP row, or null when there is none (not loopback)
+     * @param floor the packed raw-TCP row, or null without {@code --baseline}
+     * @return one JSON object on one line
+     */
+    public static String bwJson(PerftestTest test, int qps, String mode, boolean crc, BandwidthResult rnic,
+                                BandwidthResult tcp, BandwidthResult floor) {
         StringBuilder b = new StringBuilder(256);
         b.append("{\"test\": \"").append(test.jsonName()).append("\", \"bytes\": ").append(rnic.bytes())
                 .append(", \"iterations\": ").append(rnic.iterations()).append(", \"qps\": ").append(qps)
@@ -161,6 +241,11 @@ public final class Report {
             b.append(", \"tcp\": ");
             bwMember(b, tcp);
             b.append(", \"ratio\": ").append(num(ratio(rnic.avgGbps(), tcp.avgGbps())));
+        }
+        if (floor != null) {
+            b.append(", \"tcp_packed\": ");
+            bwMember(b, floor);
+            b.append(", \"ratio_packed\": ").append(num(ratio(rnic.avgGbps(), floor.avgGbps())));
         }
         return b.append('}').toString();
     }

@@ -24,8 +24,35 @@ final class BusyWait {
 
     private static final int CLOCK_EVERY = 1 << 12;
 
+    /**
+     * Empty polls between two yields of a loop whose poll is a system call (a non-blocking
+     * {@code read}, about a microsecond): yield after every one. With 64 such polls between two
+     * yields, two spinning threads that share one core (the other busy with other work) would hand
+     * it over only every 64 µs or so; a {@code sched_yield} costs no more than the poll itself, and
+     * returns at once when nothing else wants the core.
+     */
+    static final int YIELD_EVERY_SYSCALL = 1;
+
+    private final int yieldEvery;
     private int idle;
     private long deadline;
+
+    /** A wait for loops whose poll is a memory read: yields every {@value #YIELD_EVERY} empty polls. */
+    BusyWait() {
+        this(YIELD_EVERY);
+    }
+
+    /**
+     * A wait with its own yield interval.
+     *
+     * @param yieldEvery empty polls between two yields, at least 1
+     */
+    BusyWait(int yieldEvery) {
+        if (yieldEvery < 1) {
+            throw new IllegalArgumentException("yieldEvery must be at least 1, was " + yieldEvery);
+        }
+        this.yieldEvery = yieldEvery;
+    }
 
     /** Starts a new wait: the deadline counts from the first clock check of this wait. */
     void reset() {
@@ -39,7 +66,7 @@ final class BusyWait {
      */
     void pause() {
         idle++;
-        if (idle % YIELD_EVERY != 0) {
+        if (idle % yieldEvery != 0) {
             Thread.onSpinWait();
         } else {
             Thread.yield();
@@ -56,7 +83,7 @@ final class BusyWait {
      */
     void idle(String what, Object side) throws IOException {
         idle++;
-        if (idle % YIELD_EVERY != 0) {
+        if (idle % yieldEvery != 0) {
             Thread.onSpinWait();
             return;
         }

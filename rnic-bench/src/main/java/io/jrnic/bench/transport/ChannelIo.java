@@ -6,7 +6,10 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 
 /**
- * Whole-buffer reads and writes on blocking channels, without allocation.
+ * Whole-buffer reads and writes without allocation: on blocking channels (the thread parks in the
+ * kernel until bytes move) and, for the busy-polling baselines, on non-blocking channels (the thread
+ * spins on {@code read}/{@code write} system calls that return 0 until bytes move, with
+ * {@link BusyWait} between two empty calls).
  *
  * <p>Thread safety: stateless, all methods are thread-safe (the channels are not shared).
  */
@@ -53,6 +56,60 @@ final class ChannelIo {
     static void writeFully(WritableByteChannel channel, ByteBuffer buffer) throws IOException {
         while (buffer.hasRemaining()) {
             channel.write(buffer);
+        }
+    }
+
+    /**
+     * Reads a non-blocking channel until the buffer has no bytes remaining or the stream ends,
+     * spinning on reads that return nothing: no selector, no parking (the busy-poll baseline).
+     *
+     * @param channel a non-blocking channel
+     * @param buffer  the destination, filled from its position to its limit
+     * @param wait    the idle step of the calling thread, {@linkplain BusyWait#reset() reset} here
+     * @param side    the endpoint, named by the timeout's exception; null for a peer that may wait
+     *                for ever between two messages (it {@linkplain BusyWait#pause() pauses} without
+     *                a deadline, and ends on end of stream or when its channel is closed)
+     * @return how the read ended
+     * @throws IOException if the channel failed, or (with a {@code side}) nothing arrived for
+     *                     {@link BusyWait#TIMEOUT_NANOS}
+     */
+    static ReadOutcome spinReadFully(ReadableByteChannel channel, ByteBuffer buffer, BusyWait wait, Object side)
+            throws IOException {
+        int start = buffer.position();
+        wait.reset();
+        while (buffer.hasRemaining()) {
+            int n = channel.read(buffer);
+            if (n < 0) {
+                return buffer.position() == start ? ReadOutcome.END_OF_STREAM : ReadOutcome.TRUNCATED;
+            }
+            if (n == 0) {
+                if (side == null) {
+                    wait.pause();
+                } else {
+                    wait.idle("bytes to read", side);
+                }
+            }
+        }
+        return ReadOutcome.COMPLETE;
+    }
+
+    /**
+     * Writes every remaining byte of the buffer to a non-blocking channel, spinning while the socket
+     * send buffer is full (a write that returns 0).
+     *
+     * @param channel a non-blocking channel
+     * @param buffer  the source, written from its position to its limit
+     * @param wait    the idle step of the calling thread, {@linkplain BusyWait#reset() reset} here
+     * @param side    the endpoint, named by the timeout's exception
+     * @throws IOException if the channel failed or the peer took nothing for {@link BusyWait#TIMEOUT_NANOS}
+     */
+    static void spinWriteFully(WritableByteChannel channel, ByteBuffer buffer, BusyWait wait, Object side)
+            throws IOException {
+        wait.reset();
+        while (buffer.hasRemaining()) {
+            if (channel.write(buffer) == 0) {
+                wait.idle("room in the socket send buffer", side);
+            }
         }
     }
 }

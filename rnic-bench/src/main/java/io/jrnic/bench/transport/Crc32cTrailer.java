@@ -36,10 +36,23 @@ public final class Crc32cTrailer {
      * @return the CRC32c value
      */
     public int compute(ByteBuffer frame, int length) {
+        return compute(frame, 0, length);
+    }
+
+    /**
+     * The CRC32c of bytes {@code offset .. offset+length-1} of a buffer: one message of several
+     * packed into one buffer.
+     *
+     * @param frame  the buffer
+     * @param offset index of the first covered byte
+     * @param length number of covered bytes; {@code offset + length} at most the buffer's capacity
+     * @return the CRC32c value
+     */
+    public int compute(ByteBuffer frame, int offset, int length) {
         int position = frame.position();
         int limit = frame.limit();
         crc.reset();
-        frame.limit(length).position(0);
+        frame.limit(offset + length).position(offset);
         crc.update(frame);
         frame.limit(limit).position(position);
         return (int) crc.getValue();
@@ -52,7 +65,18 @@ public final class Crc32cTrailer {
      * @param length number of covered bytes
      */
     public void append(ByteBuffer frame, int length) {
-        frame.putInt(length, toWire(frame, compute(frame, length)));
+        append(frame, 0, length);
+    }
+
+    /**
+     * Writes the CRC32c of bytes {@code offset .. offset+length-1} right after them.
+     *
+     * @param frame  the buffer, with a limit of at least {@code offset + length + LENGTH}
+     * @param offset index of the message's first byte
+     * @param length number of covered bytes
+     */
+    public void append(ByteBuffer frame, int offset, int length) {
+        frame.putInt(offset + length, toWire(frame, compute(frame, offset, length)));
     }
 
     /**
@@ -63,7 +87,19 @@ public final class Crc32cTrailer {
      * @return true when the trailer matches
      */
     public boolean verify(ByteBuffer frame, int length) {
-        return frame.getInt(length) == toWire(frame, compute(frame, length));
+        return verify(frame, 0, length);
+    }
+
+    /**
+     * Checks the trailer right after bytes {@code offset .. offset+length-1} against their CRC32c.
+     *
+     * @param frame  the buffer, with a limit of at least {@code offset + length + LENGTH}
+     * @param offset index of the message's first byte
+     * @param length number of covered bytes
+     * @return true when the trailer matches
+     */
+    public boolean verify(ByteBuffer frame, int offset, int length) {
+        return frame.getInt(offset + length) == toWire(frame, compute(frame, offset, length));
     }
 
     /** The int to put with the buffer's byte order so that the CRC goes out least-significant byte first. */

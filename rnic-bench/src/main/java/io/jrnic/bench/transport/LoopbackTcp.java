@@ -24,6 +24,26 @@ public final class LoopbackTcp {
      * @param acceptor  the channel that was accepted (the consuming or echoing side)
      */
     public record Pair(SocketChannel initiator, SocketChannel acceptor) {
+
+        /**
+         * Switches both channels to non-blocking mode, for the busy-polling baselines (a read or
+         * write that cannot move a byte returns 0 instead of parking the thread). Closes both on
+         * failure.
+         *
+         * @return this pair
+         * @throws IOException if a channel refused the mode
+         */
+        public Pair nonBlocking() throws IOException {
+            try {
+                initiator.configureBlocking(false);
+                acceptor.configureBlocking(false);
+                return this;
+            } catch (IOException | RuntimeException e) {
+                initiator.close();
+                acceptor.close();
+                throw e;
+            }
+        }
     }
 
     private LoopbackTcp() {

@@ -106,6 +106,29 @@ public final class MessagePattern {
     }
 
     /**
+     * Reads the sequence number of a message that starts at an offset of a buffer (several messages
+     * packed into one buffer; absolute get).
+     *
+     * @param buffer the buffer, big-endian
+     * @param offset index of the message's first byte
+     * @return the sequence number
+     */
+    public static long sequence(ByteBuffer buffer, int offset) {
+        return buffer.getLong(offset + SEQUENCE_OFFSET);
+    }
+
+    /**
+     * Writes the sequence number of a message that starts at an offset of a buffer (absolute put).
+     *
+     * @param buffer   the buffer, big-endian
+     * @param offset   index of the message's first byte
+     * @param sequence the sequence number
+     */
+    public static void sequence(ByteBuffer buffer, int offset, long sequence) {
+        buffer.putLong(offset + SEQUENCE_OFFSET, sequence);
+    }
+
+    /**
      * Reads the sequence number of a message in native or heap memory.
      *
      * @param message the message (its first 8 bytes)
@@ -135,6 +158,21 @@ public final class MessagePattern {
      */
     public static boolean patternMatches(MemorySegment received, MemorySegment expected, int messageSize) {
         return MemorySegment.mismatch(received, PATTERN_OFFSET, messageSize,
+                expected, PATTERN_OFFSET, messageSize) == -1;
+    }
+
+    /**
+     * Whether the pattern part of a message that starts at an offset of a received buffer equals
+     * the expected message (several messages packed into one buffer).
+     *
+     * @param received    the received bytes
+     * @param offset      offset of the message's first byte in {@code received}
+     * @param expected    a message {@linkplain #fill filled} with the pattern
+     * @param messageSize the message size
+     * @return true when the message's bytes {@link #PATTERN_OFFSET} .. {@code messageSize - 1} are equal
+     */
+    public static boolean patternMatches(MemorySegment received, long offset, MemorySegment expected, int messageSize) {
+        return MemorySegment.mismatch(received, offset + PATTERN_OFFSET, offset + messageSize,
                 expected, PATTERN_OFFSET, messageSize) == -1;
     }
 }

@@ -34,6 +34,17 @@ public interface MessageStream {
     void send() throws IOException;
 
     /**
+     * Hands to the transport every message that {@link #send()} accepted but this stream still
+     * holds back. Streams that hand each message over in {@code send()} have nothing to do (the
+     * default); {@link TcpPackedStream} writes its partly filled batch. A caller that times a
+     * bounded number of sends calls it before stopping the clock; {@link #finish()} calls it too.
+     *
+     * @throws IOException if the transport failed
+     */
+    default void flush() throws IOException {
+    }
+
+    /**
      * Ends the stream, waits for the consumer to drain it, releases all resources, and reports.
      * Call once.
      *

@@ -8,7 +8,8 @@ import java.io.IOException;
  * without any application thread on that side (docs/benchmarks.md, "One-sided round trips").
  *
  * <p>Like {@link Transport}, the benchmark takes this as a {@code @Param} without values, so every
- * constant runs in the same JMH invocation as the {@link #TCP_PING_PONG} baseline.
+ * constant runs in the same JMH invocation as the {@link #TCP_PING_PONG} baseline and the
+ * {@link #TCP_BUSY_POLL_PING_PONG} floor.
  *
  * <p>Thread safety: immutable; the opened fixtures document their own.
  */
@@ -16,6 +17,12 @@ public enum OneSidedOperation {
 
     /** The baseline: {@link TcpPingPong} with 8-byte messages (the peer is a thread echoing them). */
     TCP_PING_PONG,
+
+    /**
+     * The floor: {@link TcpPingPong#openBusyPoll} with 8-byte messages, both ends busy-polling
+     * non-blocking channels as the requester here busy-polls its CQ ({@link Transport#TCP_BUSY_POLL}).
+     */
+    TCP_BUSY_POLL_PING_PONG,
 
     /** RDMA Read of 8 bytes (RFC 5040 §4.4 / §4.5): Read Request out, Read Response back. */
     READ,
@@ -47,9 +54,16 @@ public enum OneSidedOperation {
      * @throws IOException if the endpoints could not be connected
      */
     public PingPong open(boolean crc) throws IOException {
-        if (this == TCP_PING_PONG) {
-            return TcpPingPong.open(new MessageOptions(RnicRoundTrip.OPERAND_SIZE, crc, false));
-        }
-        return RnicRoundTrip.open(this, crc);
+        MessageOptions ping = new MessageOptions(RnicRoundTrip.OPERAND_SIZE, crc, false);
+        return switch (this) {
+            case TCP_PING_PONG -> TcpPingPong.open(ping);
+            case TCP_BUSY_POLL_PING_PONG -> TcpPingPong.openBusyPoll(ping);
+            default -> RnicRoundTrip.open(this, crc);
+        };
+    }
+
+    /** {@return whether this is an RNIC operation (else one of the raw-TCP baselines)} */
+    public boolean rnic() {
+        return this != TCP_PING_PONG && this != TCP_BUSY_POLL_PING_PONG;
     }
 }

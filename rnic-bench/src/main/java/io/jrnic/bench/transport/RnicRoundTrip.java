@@ -125,14 +125,14 @@ public final class RnicRoundTrip implements PingPong {
      * Connects two RNICs, the passive one advertising its target region (prepared for the operation),
      * the active one holding the sink.
      *
-     * @param operation an RNIC operation (not {@link OneSidedOperation#TCP_PING_PONG})
+     * @param operation an RNIC operation (not a TCP baseline such as {@link OneSidedOperation#TCP_PING_PONG})
      * @param crc       whether the connection runs MPA with CRC (REQUIRED on both sides) or without (OFF)
      * @return the connected fixture
      * @throws IOException              if the RNICs could not be connected
-     * @throws IllegalArgumentException for {@link OneSidedOperation#TCP_PING_PONG}
+     * @throws IllegalArgumentException for the TCP baselines ({@link OneSidedOperation#rnic()} false)
      */
     public static RnicRoundTrip open(OneSidedOperation operation, boolean crc) throws IOException {
-        opcodeOf(operation); // rejects TCP_PING_PONG before anything is opened
+        opcodeOf(operation); // rejects the TCP baselines before anything is opened
         RnicPair.Depths depths = new RnicPair.Depths(SQ_DEPTH, 1);
         RnicPair pair = RnicPair.open(crc, depths, depths);
         try {
@@ -164,8 +164,8 @@ public final class RnicRoundTrip implements PingPong {
             case ATOMIC_WRITE -> Opcode.ATOMIC_WRITE;
             case FLUSH -> Opcode.RDMA_FLUSH;
             case VERIFY -> Opcode.RDMA_VERIFY;
-            case TCP_PING_PONG -> throw new IllegalArgumentException(
-                    "TCP_PING_PONG is not an RNIC operation: open it with OneSidedOperation.open");
+            case TCP_PING_PONG, TCP_BUSY_POLL_PING_PONG -> throw new IllegalArgumentException(
+                    operation + " is not an RNIC operation: open it with OneSidedOperation.open");
         };
     }
 
@@ -266,7 +266,7 @@ public final class RnicRoundTrip implements PingPong {
             case FLUSH -> true; // a Flush Response carries no data: the matching completion is the result
             case VERIFY -> MemorySegment.mismatch(local, 0, HASH_LENGTH, local, EXPECTED_HASH_OFFSET,
                     EXPECTED_HASH_OFFSET + HASH_LENGTH) == -1;
-            case TCP_PING_PONG -> false;
+            case TCP_PING_PONG, TCP_BUSY_POLL_PING_PONG -> false;
         };
     }
 
@@ -278,7 +278,7 @@ public final class RnicRoundTrip implements PingPong {
             case ATOMIC_WRITE -> operations; // operation n stores n + 1; none: still 0
             case FLUSH -> 0L;
             case VERIFY -> verifyWord(); // hashing reads, never writes
-            case TCP_PING_PONG -> throw new IllegalStateException("not an RNIC operation");
+            case TCP_PING_PONG, TCP_BUSY_POLL_PING_PONG -> throw new IllegalStateException("not an RNIC operation");
         };
     }
 

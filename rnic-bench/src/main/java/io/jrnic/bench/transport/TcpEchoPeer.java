@@ -16,11 +16,12 @@ final class TcpEchoPeer extends TcpPeer {
     /**
      * Creates an echo peer that is not started yet.
      *
-     * @param channel the accepted channel; the peer closes it when it ends
+     * @param channel the accepted channel, blocking or (busy-polled) non-blocking; the peer closes
+     *                it when it ends
      * @param options the message shape
      */
     TcpEchoPeer(SocketChannel channel, MessageOptions options) {
-        super(channel, options, "jrnic-bench-tcp-echo");
+        super(channel, options, channel.isBlocking() ? "jrnic-bench-tcp-echo" : "jrnic-bench-tcp-busy-poll-echo");
     }
 
     @Override
@@ -28,6 +29,6 @@ final class TcpEchoPeer extends TcpPeer {
         if (trailer != null) {
             trailer.append(frame, options.messageSize());
         }
-        ChannelIo.writeFully(channel, frame);
+        write(frame);
     }
 }

@@ -9,8 +9,14 @@ import java.time.Duration;
 
 /**
  * The raw-TCP {@link MessageStream}: the caller writes each message from a native buffer to a
- * blocking SocketChannel, a {@link TcpStreamReceiver} thread reads it on the other end of a loopback
- * connection. The baseline for RDMA Write and Send throughput.
+ * SocketChannel, a {@link TcpStreamReceiver} thread reads it on the other end of a loopback
+ * connection. The baseline for RDMA Write and Send throughput: one {@code write} system call per
+ * message on the sender, one or more {@code read}s per message on the receiver
+ * ({@link TcpPackedStream} is the baseline that packs small messages into large writes).
+ *
+ * <p>{@link #open} uses blocking channels ({@link Transport#TCP}); {@link #openBusyPoll} non-blocking
+ * ones on both ends, the receiver spinning on empty reads and the sender on a full send buffer
+ * ({@link Transport#TCP_BUSY_POLL}).
  *
  * <p>Per message the sender rewrites the sequence number, computes the CRC trailer when CRC is on,
  * and writes the frame: no allocation, no copy in Java (the kernel copies into the socket buffer).
@@ -29,6 +35,8 @@ public final class TcpMessageStream implements MessageStream {
     private final Arena arena;
     private final ByteBuffer frame;
     private final Crc32cTrailer trailer;
+    /** The sender's idle step while a non-blocking channel's send buffer is full; null when it blocks. */
+    private final BusyWait spin;
     private long sent;
     private boolean finished;
 
@@ -41,17 +49,33 @@ public final class TcpMessageStream implements MessageStream {
         MessagePattern.fill(frameSegment, options.messageSize());
         this.frame = frameSegment.asByteBuffer();
         this.trailer = options.crc() ? new Crc32cTrailer() : null;
+        this.spin = channel.isBlocking() ? null : new BusyWait(BusyWait.YIELD_EVERY_SYSCALL);
     }
 
     /**
-     * Connects a loopback pair and starts the receiver.
+     * Connects a blocking loopback pair and starts the receiver.
      *
      * @param options the message shape
      * @return the open stream
      * @throws IOException if the loopback pair could not be connected
      */
     public static TcpMessageStream open(MessageOptions options) throws IOException {
-        LoopbackTcp.Pair pair = LoopbackTcp.connect();
+        return open(LoopbackTcp.connect(), options);
+    }
+
+    /**
+     * Connects a loopback pair, switches both channels to non-blocking, and starts the receiver,
+     * which busy-polls its channel.
+     *
+     * @param options the message shape
+     * @return the open stream
+     * @throws IOException if the loopback pair could not be connected
+     */
+    public static TcpMessageStream openBusyPoll(MessageOptions options) throws IOException {
+        return open(LoopbackTcp.connect().nonBlocking(), options);
+    }
+
+    private static TcpMessageStream open(LoopbackTcp.Pair pair, MessageOptions options) throws IOException {
         TcpStreamReceiver receiver = new TcpStreamReceiver(pair.acceptor(), options);
         receiver.start();
         try {
@@ -75,8 +99,17 @@ public final class TcpMessageStream implements MessageStream {
             trailer.append(frame, options.messageSize());
         }
         frame.clear();
-        ChannelIo.writeFully(channel, frame);
+        if (spin == null) {
+            ChannelIo.writeFully(channel, frame);
+        } else {
+            ChannelIo.spinWriteFully(channel, frame, spin, this);
+        }
         sent++;
+    }
+
+    @Override
+    public String toString() {
+        return spin == null ? "TCP stream" : "busy-polling TCP stream";
     }
 
     @Override

@@ -11,7 +11,13 @@ import java.time.Duration;
  * The background side of a TCP endpoint pair: a platform thread that reads whole messages from its
  * channel into native memory and checks them, until the other side shuts its output down. Subclasses
  * decide what happens to a checked message ({@link TcpStreamReceiver} drops it,
- * {@link TcpEchoPeer} sends it back).
+ * {@link TcpEchoPeer} sends it back); {@link TcpPackedReceiver} reads large chunks instead and walks
+ * the messages packed in them.
+ *
+ * <p>Blocking or busy-polling: a blocking channel parks the peer in the kernel until bytes arrive
+ * (the {@link Transport#TCP} baseline); a non-blocking one is busy-polled, the peer spinning on
+ * {@code read} calls that return nothing, with {@link BusyWait} between them (the
+ * {@link Transport#TCP_BUSY_POLL} floor). The channel's mode at construction decides.
  *
  * <p>Memory: the receive frame lives in a confined arena that the peer thread opens and closes
  * itself, so reads target native memory with no cross-thread handshake, and the memory is freed the
@@ -31,6 +37,8 @@ abstract class TcpPeer implements Runnable {
 
     private final String name;
     private final Crc32cTrailer trailer;
+    /** The idle step of the peer thread when the channel is busy-polled; null when it blocks. */
+    private final BusyWait spin;
     private Thread thread;
     private IOException failure;
 
@@ -48,7 +56,8 @@ abstract class TcpPeer implements Runnable {
     /**
      * Creates a peer that is not started yet.
      *
-     * @param channel the blocking channel to serve; the peer closes it when it ends
+     * @param channel the channel to serve, blocking or (busy-polled) non-blocking; the peer closes
+     *                it when it ends
      * @param options the message shape
      * @param name    the thread name
      */
@@ -57,6 +66,7 @@ abstract class TcpPeer implements Runnable {
         this.options = options;
         this.name = name;
         this.trailer = options.crc() ? new Crc32cTrailer() : null;
+        this.spin = channel.isBlocking() ? null : new BusyWait(BusyWait.YIELD_EVERY_SYSCALL);
     }
 
     /** Starts the peer thread (a daemon, so that a wedged benchmark cannot keep the JVM alive). */
@@ -68,25 +78,7 @@ abstract class TcpPeer implements Runnable {
     @Override
     public final void run() {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment frameSegment = arena.allocate(options.frameSize(), Long.BYTES);
-            ByteBuffer frame = frameSegment.asByteBuffer();
-            MemorySegment expected = options.verifyPayload()
-                    ? MessagePattern.allocate(arena, options.messageSize()) : null;
-            while (true) {
-                frame.clear();
-                ChannelIo.ReadOutcome outcome = ChannelIo.readFully(channel, frame);
-                if (outcome == ChannelIo.ReadOutcome.END_OF_STREAM) {
-                    return;
-                }
-                if (outcome == ChannelIo.ReadOutcome.TRUNCATED) {
-                    truncated++;
-                    return;
-                }
-                check(frame, frameSegment, expected);
-                delivered++;
-                frame.flip();
-                handle(frame, trailer);
-            }
+            serve(arena);
         } catch (IOException e) {
             failure = e;
         } finally {
@@ -94,6 +86,79 @@ abstract class TcpPeer implements Runnable {
             if (failure == null) {
                 failure = closeFailure;
             }
+        }
+    }
+
+    /**
+     * Reads, checks and {@linkplain #handle handles} one whole message per read until end of
+     * stream. Runs on the peer thread.
+     *
+     * @param arena the peer thread's confined arena, closed when the peer ends
+     * @throws IOException if the channel failed
+     */
+    void serve(Arena arena) throws IOException {
+        MemorySegment frameSegment = arena.allocate(options.frameSize(), Long.BYTES);
+        ByteBuffer frame = frameSegment.asByteBuffer();
+        MemorySegment expected = expectedPattern(arena);
+        while (true) {
+            frame.clear();
+            ChannelIo.ReadOutcome outcome = spin == null ? ChannelIo.readFully(channel, frame)
+                    : ChannelIo.spinReadFully(channel, frame, spin, null);
+            if (outcome == ChannelIo.ReadOutcome.END_OF_STREAM) {
+                return;
+            }
+            if (outcome == ChannelIo.ReadOutcome.TRUNCATED) {
+                truncated++;
+                return;
+            }
+            accept(frame, frameSegment, 0, expected);
+            frame.flip();
+            handle(frame, trailer);
+        }
+    }
+
+    /**
+     * {@return the pattern a received message is compared with, allocated from {@code arena}, or
+     * null when {@link MessageOptions#verifyPayload()} is off}
+     */
+    final MemorySegment expectedPattern(Arena arena) {
+        return options.verifyPayload() ? MessagePattern.allocate(arena, options.messageSize()) : null;
+    }
+
+    /**
+     * Checks one complete message (sequence, CRC, optionally the pattern), counts what failed, and
+     * counts it delivered.
+     *
+     * @param buffer   the received bytes
+     * @param segment  the same bytes as a segment (for the pattern comparison)
+     * @param offset   index of the message's first byte in both
+     * @param expected the pattern to compare with, or null not to compare
+     */
+    final void accept(ByteBuffer buffer, MemorySegment segment, int offset, MemorySegment expected) {
+        if (MessagePattern.sequence(buffer, offset) != delivered) {
+            sequenceErrors++;
+        }
+        if (trailer != null && !trailer.verify(buffer, offset, options.messageSize())) {
+            crcErrors++;
+        }
+        if (expected != null && !MessagePattern.patternMatches(segment, offset, expected, options.messageSize())) {
+            payloadErrors++;
+        }
+        delivered++;
+    }
+
+    /**
+     * Writes a whole buffer to the channel: a blocking write, or spinning while a non-blocking
+     * channel's send buffer is full.
+     *
+     * @param buffer the bytes, from position to limit
+     * @throws IOException if the channel failed
+     */
+    final void write(ByteBuffer buffer) throws IOException {
+        if (spin == null) {
+            ChannelIo.writeFully(channel, buffer);
+        } else {
+            ChannelIo.spinWriteFully(channel, buffer, spin, name);
         }
     }
 
@@ -123,18 +188,6 @@ abstract class TcpPeer implements Runnable {
         }
         if (failure != null) {
             throw new IOException(name + " failed after " + delivered + " messages", failure);
-        }
-    }
-
-    private void check(ByteBuffer frame, MemorySegment frameSegment, MemorySegment expected) {
-        if (MessagePattern.sequence(frame) != delivered) {
-            sequenceErrors++;
-        }
-        if (trailer != null && !trailer.verify(frame, options.messageSize())) {
-            crcErrors++;
-        }
-        if (expected != null && !MessagePattern.patternMatches(frameSegment, expected, options.messageSize())) {
-            payloadErrors++;
         }
     }
 

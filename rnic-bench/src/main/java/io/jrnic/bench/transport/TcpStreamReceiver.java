@@ -14,11 +14,12 @@ final class TcpStreamReceiver extends TcpPeer {
     /**
      * Creates a receiver that is not started yet.
      *
-     * @param channel the accepted channel; the receiver closes it when it ends
+     * @param channel the accepted channel, blocking or (busy-polled) non-blocking; the receiver
+     *                closes it when it ends
      * @param options the message shape
      */
     TcpStreamReceiver(SocketChannel channel, MessageOptions options) {
-        super(channel, options, "jrnic-bench-tcp-receiver");
+        super(channel, options, channel.isBlocking() ? "jrnic-bench-tcp-receiver" : "jrnic-bench-tcp-busy-poll-receiver");
     }
 
     /** The message has been read and checked; a stream consumer has nothing more to do. */

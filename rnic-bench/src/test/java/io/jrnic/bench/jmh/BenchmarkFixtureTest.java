@@ -3,6 +3,10 @@ package io.jrnic.bench.jmh;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.jrnic.bench.transport.Transport;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.openjdk.jmh.annotations.Param;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -15,10 +19,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BenchmarkFixtureTest {
 
     @ParameterizedTest
-    @CsvSource({"65536, false", "65536, true", "4096, true"})
-    void throughputTrialSendsAndVerifies(int messageSize, boolean crc) throws Exception {
+    @CsvSource({"TCP, 65536, false", "TCP, 65536, true", "TCP, 4096, true", "TCP, 64, false",
+            "TCP_BUSY_POLL, 64, true", "TCP_PACKED, 64, false", "TCP_PACKED, 64, true", "TCP_PACKED, 4096, true"})
+    void throughputTrialSendsAndVerifies(Transport transport, int messageSize, boolean crc) throws Exception {
         ThroughputBenchmark benchmark = new ThroughputBenchmark();
-        benchmark.transport = Transport.TCP;
+        benchmark.transport = transport;
         benchmark.messageSize = messageSize;
         benchmark.crc = crc;
         ThroughputBenchmark.PayloadBytes bytes = new ThroughputBenchmark.PayloadBytes();
@@ -34,10 +39,10 @@ class BenchmarkFixtureTest {
     }
 
     @ParameterizedTest
-    @ValueSource(booleans = {false, true})
-    void latencyTrialEchoesEachPing(boolean crc) throws Exception {
+    @CsvSource({"TCP, false", "TCP, true", "TCP_BUSY_POLL, false", "TCP_BUSY_POLL, true"})
+    void latencyTrialEchoesEachPing(Transport transport, boolean crc) throws Exception {
         LatencyBenchmark benchmark = new LatencyBenchmark();
-        benchmark.transport = Transport.TCP;
+        benchmark.transport = transport;
         benchmark.crc = crc;
 
         benchmark.open();
@@ -45,5 +50,22 @@ class BenchmarkFixtureTest {
             assertThat(benchmark.pingPong()).isEqualTo(i);
         }
         benchmark.close();
+    }
+
+    @Test
+    void latencyBenchmarkRunsEveryTransportThatHasAPingPong() throws Exception {
+        String[] listed = LatencyBenchmark.class.getField("transport").getAnnotation(Param.class).value();
+
+        List<String> withPingPong = Arrays.stream(Transport.values()).filter(Transport::hasPingPong).map(Enum::name).toList();
+        assertThat(listed).containsExactlyElementsOf(withPingPong).contains("TCP", "TCP_BUSY_POLL");
+    }
+
+    @Test
+    void throughputBenchmarkRunsEveryTransportAndTheSmallMessages() throws Exception {
+        // no values (JMH's blank default): JMH runs every constant, the packed baseline included
+        assertThat(ThroughputBenchmark.class.getField("transport").getAnnotation(Param.class).value())
+                .containsExactly(Param.BLANK_ARGS);
+        assertThat(ThroughputBenchmark.class.getField("messageSize").getAnnotation(Param.class).value())
+                .containsExactly("65536", "4096", "64");
     }
 }

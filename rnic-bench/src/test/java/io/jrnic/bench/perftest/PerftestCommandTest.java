@@ -72,4 +72,40 @@ class PerftestCommandTest {
         assertThat(read.code()).as(read.err()).isZero();
         assertThat(read.lastLine()).contains("\"iterations\": 60, \"qps\": 2");
     }
+
+    @Test
+    void baselinePrintsTheBusyPollFloorBeforeTheRnicWithBothRatios() {
+        Run r = run(PerftestTest.SEND_LAT, "--loopback", "--baseline", "-n", "40", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> rows = r.out().lines().filter(l -> l.startsWith(" 8 ")).toList();
+        assertThat(rows).hasSize(3);
+        assertThat(rows.get(0)).endsWith(" tcp-busy-poll");
+        assertThat(rows.get(1)).endsWith(" tcp");
+        assertThat(rows.get(2)).endsWith(" rnic");
+        assertThat(r.out()).contains(" ratio rnic/tcp: t_typical ").contains(" ratio rnic/tcp-busy-poll: t_typical ")
+                .contains("beside raw TCP and its floor");
+        assertThat(r.lastLine()).matches(".*" + Pattern.quote(", \"tcp\": ") + LAT_MEMBER + ", \"ratio_p50\": " + NUM
+                + Pattern.quote(", \"tcp_busy_poll\": ") + LAT_MEMBER + ", \"ratio_p50_busy_poll\": " + NUM + "}");
+    }
+
+    @Test
+    void baselinePrintsThePackedStreamBeforeTheRnicWithBothRatios() {
+        Run r = run(PerftestTest.WRITE_BW, "--loopback", "--baseline", "-n", "300", "-s", "64", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        List<String> rows = r.out().lines().filter(l -> l.startsWith(" 64 ")).toList();
+        assertThat(rows).hasSize(3);
+        assertThat(rows.get(0)).endsWith(" tcp-packed");
+        assertThat(rows.get(1)).endsWith(" tcp");
+        assertThat(rows.get(2)).endsWith(" rnic");
+        assertThat(r.out()).contains(" ratio rnic/tcp: BW average ").contains(" ratio rnic/tcp-packed: BW average ");
+        assertThat(r.lastLine()).matches(".*" + Pattern.quote(", \"tcp\": ") + BW_MEMBER + ", \"ratio\": " + NUM
+                + Pattern.quote(", \"tcp_packed\": ") + BW_MEMBER + ", \"ratio_packed\": " + NUM + "}");
+    }
+
+    @Test
+    void withoutBaselineTheOutputHasNoFloor() {
+        Run r = run(PerftestTest.WRITE_LAT, "--loopback", "-n", "20", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).doesNotContain("busy-poll").doesNotContain("packed");
+    }
 }

@@ -73,6 +73,14 @@ class PerftestOptionsTest {
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.SEND_BW, "-a", "host")).hasMessageContaining("-a");
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "-s", "2")).hasMessageContaining("-s 8");
         assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--bogus")).hasMessageContaining("--bogus");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_LAT, "--baseline")).hasMessageContaining("--baseline")
+                .hasMessageContaining("--loopback");
+    }
+
+    @Test
+    void baselineIsOffUnlessAskedFor() {
+        assertThat(Perftest.parse(PerftestTest.WRITE_LAT, "--loopback").baseline()).isFalse();
+        assertThat(Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "--baseline").baseline()).isTrue();
     }
 
     @Test

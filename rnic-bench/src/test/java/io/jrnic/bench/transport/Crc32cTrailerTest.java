@@ -71,4 +71,30 @@ class Crc32cTrailerTest {
         assertThat(frame.position()).isEqualTo(7);
         assertThat(frame.limit()).isEqualTo(80);
     }
+
+    @Test
+    void offsetFormsCoverOnlyTheirMessage() {
+        // wire-format.md §2.5, RFC 3720 B.4 at offset 5 of a larger buffer, other bytes nonzero
+        ByteBuffer packed = ByteBuffer.allocateDirect(5 + 32 + Crc32cTrailer.LENGTH + 3);
+        for (int i = 0; i < packed.capacity(); i++) {
+            packed.put(i, (byte) 0x5A);
+        }
+        for (int i = 0; i < 32; i++) {
+            packed.put(5 + i, (byte) i);
+        }
+        packed.limit(43).position(2); // position and limit are restored; absolute access needs the limit past the trailer
+
+        trailer.append(packed, 5, 32);
+
+        assertThat(new byte[] {packed.get(37), packed.get(38), packed.get(39), packed.get(40)})
+                .containsExactly(0x4e, 0x79, 0xdd, 0x46);
+        assertThat(packed.get(41)).isEqualTo((byte) 0x5A);
+        assertThat(trailer.verify(packed, 5, 32)).isTrue();
+        assertThat(packed.position()).isEqualTo(2);
+        assertThat(packed.limit()).isEqualTo(43);
+        packed.put(4, (byte) 0); // a byte before the message is not covered
+        assertThat(trailer.verify(packed, 5, 32)).isTrue();
+        packed.put(5, (byte) 1); // a byte of the message is
+        assertThat(trailer.verify(packed, 5, 32)).isFalse();
+    }
 }

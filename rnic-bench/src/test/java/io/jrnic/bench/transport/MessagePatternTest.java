@@ -49,4 +49,24 @@ class MessagePatternTest {
             assertThat(MessagePattern.patternMatches(received, expected, 4096)).isFalse();
         }
     }
+
+    @Test
+    void offsetFormsReadAndCheckAMessagePackedBehindAnother() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment packed = arena.allocate(2 * 24, 8);
+            MessagePattern.fill(packed.asSlice(0, 24), 24);
+            MessagePattern.fill(packed.asSlice(24, 24), 24);
+            MemorySegment expected = MessagePattern.allocate(arena, 24);
+            java.nio.ByteBuffer buffer = packed.asByteBuffer();
+
+            MessagePattern.sequence(buffer, 24, 0x1122334455667788L);
+
+            assertThat(MessagePattern.sequence(buffer, 24)).isEqualTo(0x1122334455667788L);
+            assertThat(MessagePattern.sequence(buffer, 0)).isZero();
+            assertThat(MessagePattern.patternMatches(packed, 24, expected, 24)).isTrue();
+            packed.set(ValueLayout.JAVA_BYTE, 24 + 23, (byte) ~MessagePattern.patternByte(23));
+            assertThat(MessagePattern.patternMatches(packed, 24, expected, 24)).isFalse();
+            assertThat(MessagePattern.patternMatches(packed, 0, expected, 24)).isTrue();
+        }
+    }
 }

@@ -30,7 +30,8 @@ class RnicRoundTripTest {
     @ParameterizedTest
     @CsvSource({"READ, false", "READ, true", "FETCH_ADD, false", "FETCH_ADD, true", "CMP_SWAP, false",
             "CMP_SWAP, true", "ATOMIC_WRITE, false", "ATOMIC_WRITE, true", "FLUSH, false", "FLUSH, true",
-            "VERIFY, false", "VERIFY, true", "TCP_PING_PONG, false", "TCP_PING_PONG, true"})
+            "VERIFY, false", "VERIFY, true", "TCP_PING_PONG, false", "TCP_PING_PONG, true",
+            "TCP_BUSY_POLL_PING_PONG, false", "TCP_BUSY_POLL_PING_PONG, true"})
     void everyOperationCompletesWithItsResult(OneSidedOperation operation, boolean crc) throws Exception {
         PingPong roundTrip = operation.open(crc);
         for (long i = 0; i < OPERATIONS; i++) {
@@ -44,7 +45,8 @@ class RnicRoundTripTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = OneSidedOperation.class, names = "TCP_PING_PONG", mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(value = OneSidedOperation.class, names = {"TCP_PING_PONG", "TCP_BUSY_POLL_PING_PONG"},
+            mode = EnumSource.Mode.EXCLUDE)
     void opensTheRnicFixtureForEveryRnicOperation(OneSidedOperation operation) throws Exception {
         PingPong roundTrip = operation.open(false);
 
@@ -120,10 +122,30 @@ class RnicRoundTripTest {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> RnicRoundTrip.open(OneSidedOperation.TCP_PING_PONG, false))
                 .withMessageContaining("TCP_PING_PONG is not an RNIC operation");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> RnicRoundTrip.open(OneSidedOperation.TCP_BUSY_POLL_PING_PONG, false))
+                .withMessageContaining("TCP_BUSY_POLL_PING_PONG is not an RNIC operation");
+        assertThat(OneSidedOperation.TCP_PING_PONG.rnic()).isFalse();
+        assertThat(OneSidedOperation.TCP_BUSY_POLL_PING_PONG.rnic()).isFalse();
+        assertThat(OneSidedOperation.READ.rnic()).isTrue();
+    }
+
+    @Test
+    void busyPollBaselineOpensTheBusyPollingTcpPingPong() throws Exception {
+        PingPong floor = OneSidedOperation.TCP_BUSY_POLL_PING_PONG.open(true);
+        PingPong blocking = OneSidedOperation.TCP_PING_PONG.open(true);
+        try {
+            assertThat(floor).isInstanceOfSatisfying(TcpPingPong.class, p -> assertThat(p.busyPoll()).isTrue());
+            assertThat(blocking).isInstanceOfSatisfying(TcpPingPong.class, p -> assertThat(p.busyPoll()).isFalse());
+        } finally {
+            floor.finish().verified();
+            blocking.finish().verified();
+        }
     }
 
     @ParameterizedTest
-    @EnumSource(value = OneSidedOperation.class, names = "TCP_PING_PONG", mode = EnumSource.Mode.EXCLUDE)
+    @EnumSource(value = OneSidedOperation.class, names = {"TCP_PING_PONG", "TCP_BUSY_POLL_PING_PONG"},
+            mode = EnumSource.Mode.EXCLUDE)
     void roundTripsAllocateNothingOnTheCallersThread(OneSidedOperation operation) throws Exception {
         RnicRoundTrip roundTrip = RnicRoundTrip.open(operation, true);
         for (int i = 0; i < STEADY_STATE_OPS; i++) { // warm up: first-use allocation, class loading
