@@ -43,6 +43,17 @@ final class BusyWait {
     }
 
     /**
+     * The wait of an RNIC benchmark loop: a memory read per empty poll in event-loop mode (yield
+     * every {@value #YIELD_EVERY}); in the polling modes an empty CQ poll drives the connection, a
+     * non-blocking socket pass like a raw-TCP poll, so it yields after each one as the TCP loops do.
+     *
+     * @return a new wait for the RNICs' I/O mode ({@code -Djrnic.bench.ioMode})
+     */
+    static BusyWait forRnic() {
+        return new BusyWait(RnicPair.IO_MODE == io.jrnic.api.IoMode.EVENT_LOOP ? YIELD_EVERY : YIELD_EVERY_SYSCALL);
+    }
+
+    /**
      * A wait with its own yield interval.
      *
      * @param yieldEvery empty polls between two yields, at least 1

@@ -31,7 +31,7 @@ final class RnicEchoPeer implements Runnable {
     private final SendWorkRequest wr = new SendWorkRequest(1);
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest();
     private final WorkCompletion[] batch = Completions.batch();
-    private final BusyWait wait = new BusyWait();
+    private final BusyWait wait = BusyWait.forRnic();
     private volatile boolean stopped;
     private Thread thread;
     private Throwable failure;

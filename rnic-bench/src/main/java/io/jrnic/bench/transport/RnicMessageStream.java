@@ -84,7 +84,7 @@ public final class RnicMessageStream implements MessageStream {
     private final SendWorkRequest wr = new SendWorkRequest(1);
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest();
     private final WorkCompletion[] batch = Completions.batch();
-    private final BusyWait wait = new BusyWait();
+    private final BusyWait wait = BusyWait.forRnic();
     private final int size;
     private final int remoteStag;
     private final long remoteTo;

@@ -65,7 +65,7 @@ public final class RnicPingPong implements PingPong {
     private final SendWorkRequest wr = new SendWorkRequest(1);
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest();
     private final WorkCompletion[] batch = Completions.batch();
-    private final BusyWait wait = new BusyWait();
+    private final BusyWait wait = BusyWait.forRnic();
     private final int size;
     private final long tail;
     private final int remoteStag;

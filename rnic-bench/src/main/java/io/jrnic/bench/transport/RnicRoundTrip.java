@@ -101,7 +101,7 @@ public final class RnicRoundTrip implements PingPong {
     private final long remoteTo;
     private final SendWorkRequest wr = new SendWorkRequest(1);
     private final WorkCompletion[] batch = Completions.batch();
-    private final BusyWait wait = new BusyWait();
+    private final BusyWait wait = BusyWait.forRnic();
     private long sent;
     private long delivered;
     private long resultErrors;

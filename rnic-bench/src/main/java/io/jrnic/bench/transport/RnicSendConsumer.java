@@ -54,7 +54,7 @@ final class RnicSendConsumer implements Runnable {
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest();
     private final SendWorkRequest wr = new SendWorkRequest(1);
     private final WorkCompletion[] batch = Completions.batch();
-    private final BusyWait wait = new BusyWait();
+    private final BusyWait wait = BusyWait.forRnic();
     private volatile long end = Long.MAX_VALUE;
     private volatile boolean stopped;
     private Thread thread;
