@@ -16,6 +16,7 @@ import io.jrnic.api.QueuePair;
 import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.RnicConfig;
 import io.jrnic.api.WorkCompletion;
+import io.jrnic.core.transport.TestIoTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -71,7 +72,7 @@ abstract class LoopbackFixture {
         final BlockingQueue<AsyncEvent> eventQueue = new LinkedBlockingQueue<>();
 
         Node(String name) {
-            this(new RnicConfig().name(name));
+            this(new RnicConfig().name(name).ioTransport(TestIoTransport.CHOICE));
         }
 
         Node(RnicConfig config) {
@@ -182,7 +183,7 @@ abstract class LoopbackFixture {
 
     /** The configuration of a node's RNIC; a test class may add to it. */
     RnicConfig nodeConfig(String name) {
-        return new RnicConfig().name(name);
+        return new RnicConfig().name(name).ioTransport(TestIoTransport.CHOICE);
     }
 
     @AfterEach

@@ -119,7 +119,13 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     /** Frames data FPDUs in gathering mode, CRC off; shares the marker position with {@link #writer}. */
     private FpduWriter gatherWriter;
     private final java.util.zip.CRC32C txCrc = new java.util.zip.CRC32C();
-    private final TxFpdu.Pool txPool = new TxFpdu.Pool(this::fpduSent);
+    private final TxFpdu.Pool txPool;
+    /**
+     * Whether the socket reads through the JDK, which holds a segment's session during the read
+     * (NIO); epoll reads into bare addresses, so only {@link NativeViews#stable} targets are read
+     * into directly there (docs/transport.md, "Socket kinds").
+     */
+    private final boolean sessionChecked;
 
     // Close
     private FpduLink.Closure localClosure;
@@ -157,6 +163,14 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         this.fpdusSent = handoff.fpdusSent();
         this.fpdusReceived = handoff.fpdusReceived();
         this.channel = new FpduChannel(this);
+        SocketKind kind = cx.transport.kind();
+        this.sessionChecked = kind.sessionChecked();
+        this.txPool = new TxFpdu.Pool(this::fpduSent, kind, this::socketWriting);
+    }
+
+    /** Whether the socket still takes writes: open, output not shut down (TxFpdu on epoll). */
+    private boolean socketWriting() {
+        return ch.isOpen() && !(ch instanceof SocketChannel socket && socket.isOutputShutdown());
     }
 
     /** The link seam on this handler. */
@@ -197,7 +211,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             deframer.endDirect(); // a direct read that brought nothing (netty released it unread)
             int window = deframer.directWindow();
             // R-SEC-016: the target's guard is held for this one read only (placed() or endDirect())
-            if (window > 0 && deframer.beginDirect()) {
+            if (window > 0 && (sessionChecked || NativeViews.stable(deframer.directTarget()))
+                    && deframer.beginDirect()) {
                 MemorySegment target = deframer.directTarget();
                 long offset = deframer.directTargetOffset();
                 directRead = rxWindow.open(target, offset, window);
@@ -664,6 +679,10 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
 
     Channel nettyChannel() {
         return ch;
+    }
+
+    SocketKind kind() {
+        return cx.transport.kind();
     }
 
     ConnectionInfo info() {
