@@ -131,6 +131,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     private FpduLink.Closure localClosure;
     private boolean remoteFin;
     private boolean remoteFinMidFpdu;
+    /** The peer's FIN arrived before {@link #start} (epoll reads up to it): taken up there. */
+    private boolean finBeforeStart;
     private Throwable failure;
     private FpduLink.Closure closure;
     private boolean closureReported;
@@ -303,6 +305,10 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             held.release();
         }
         if (state == State.RUNNING) {
+            if (finBeforeStart) {
+                onRemoteFin();     // after the bytes that preceded it (see userEventTriggered)
+                return;
+            }
             ch.config().setAutoRead(true);
         }
     }
@@ -564,20 +570,16 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
-            // Peer FIN (half closure is enabled so that we can tell it apart from a reset).
-            remoteFin = true;
-            remoteFinMidFpdu = !deframer.atFpduBoundary();
-            if (localClosure == FpduLink.Closure.LOCAL_CLOSE) {
-                ch.close();          // the answer to our own FIN: the graceful close is complete
-            } else if (localClosure == null) {
-                // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
-                // a client/server Responder that never saw an FPDU has nothing it may send.
-                if (txOpen) {
-                    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-                } else {
-                    ch.close();
-                }
+            if (state == State.ESTABLISHED) {
+                // Before start: the bytes ahead of the FIN wait in pending, unread by the deframer.
+                // NIO reads nothing while autoRead is off, but netty's epoll transport reads up to
+                // the FIN when the peer half-closes (EPOLLRDHUP) whatever autoRead says: the FIN
+                // is taken up at start(), after those bytes (V-QPS-15: nothing may be lost; RFC 5044
+                // §8: a FIN inside an FPDU is told from one between FPDUs).
+                finBeforeStart = true;
+                return;
             }
+            onRemoteFin();
             return;
         }
         if (evt instanceof ChannelOutputShutdownEvent && localClosure == null) {
@@ -591,6 +593,23 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             return;
         }
         context.fireUserEventTriggered(evt);
+    }
+
+    /** The peer's FIN (half closure is enabled so that we can tell it apart from a reset). */
+    private void onRemoteFin() {
+        remoteFin = true;
+        remoteFinMidFpdu = !deframer.atFpduBoundary();
+        if (localClosure == FpduLink.Closure.LOCAL_CLOSE) {
+            ch.close();          // the answer to our own FIN: the graceful close is complete
+        } else if (localClosure == null) {
+            // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
+            // a client/server Responder that never saw an FPDU has nothing it may send.
+            if (txOpen) {
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            } else {
+                ch.close();
+            }
+        }
     }
 
     @Override
