@@ -219,6 +219,9 @@ public final class RnicPair implements AutoCloseable {
     /**
      * The RNICs' socket implementation: the system property {@code jrnic.bench.ioTransport} (NIO,
      * EPOLL or AUTO; AUTO when unset), for measuring NIO against epoll (docs/benchmarks.md, issue 11).
+     *
+     * @return the configured choice
+     * @throws IllegalArgumentException if the property names no {@link IoTransport}
      */
     public static IoTransport ioTransport() {
         return IoTransport.valueOf(System.getProperty("jrnic.bench.ioTransport", "AUTO").trim().toUpperCase(
