@@ -12,6 +12,10 @@ module io.jrnic.core {
     // appear in the transport's code: without this the module path fails with IllegalAccessError
     requires io.netty.common;
     requires io.netty.transport;
+    // netty's native epoll transport (docs/transport.md "Socket kinds"); its native library is the
+    // separate module io.netty.transport.epoll.linux.<arch>, found as a resource when it is on the
+    // module path and resolved (docs/packaging.md)
+    requires io.netty.transport.classes.epoll;
     // JFR events (docs/observability.md)
     requires jdk.jfr;
     requires org.slf4j;

@@ -5,6 +5,7 @@ import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionManager;
 import io.jrnic.api.ConnectionSettings;
+import io.jrnic.api.IoTransport;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.ProtectionDomain;
@@ -43,7 +44,14 @@ public final class Main {
         Module transport = ModuleLayer.boot().findModule("io.netty.transport").orElseThrow();
         System.out.println("java.nio open to io.jrnic.core: " + base.isOpen("java.nio", core));
         System.out.println("sun.nio.ch open to io.netty.transport: " + base.isOpen("sun.nio.ch", transport));
-        try (Rnic server = Rnic.open(new RnicConfig()); Rnic client = Rnic.open(new RnicConfig())) {
+        // netty's native epoll transport loads on the module path when its native module is resolved
+        // (--add-modules io.netty.transport.epoll.linux.<arch>); reflection needs no readability
+        Module epoll = ModuleLayer.boot().findModule("io.netty.transport.classes.epoll").orElseThrow();
+        Object available = Class.forName(epoll, "io.netty.channel.epoll.Epoll").getMethod("isAvailable").invoke(null);
+        System.out.println("epoll available: " + available);
+        IoTransport io = IoTransport.valueOf(System.getProperty("app.ioTransport", "AUTO"));
+        try (Rnic server = Rnic.open(new RnicConfig().ioTransport(io));
+             Rnic client = Rnic.open(new RnicConfig().ioTransport(io))) {
             ProtectionDomain spd = server.allocatePd();
             CompletionQueue scq = server.createCq(16);
             MemorySegment smem = server.allocateMemory(SIZE, 4096);

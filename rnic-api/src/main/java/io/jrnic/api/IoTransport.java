@@ -11,8 +11,8 @@ public enum IoTransport {
     /** The JDK's {@code java.nio} sockets and selector: available everywhere. */
     NIO,
     /**
-     * Linux's native epoll transport (netty's {@code netty-transport-native-epoll}); creating a
-     * connection fails with a clear error if it cannot be loaded on this machine.
+     * Linux's native epoll transport (netty's {@code netty-transport-native-epoll}); opening the
+     * RNIC fails ({@code INVALID_MODIFIER}, naming the cause) if it cannot be loaded on this machine.
      */
     EPOLL
 }

@@ -35,6 +35,7 @@ import io.jrnic.core.qp.SoftCompletionQueue;
 import io.jrnic.core.qp.SoftQueuePair;
 import io.jrnic.core.qp.SoftSharedReceiveQueue;
 
+import io.jrnic.core.transport.IwarpTransport;
 import io.jrnic.core.transport.NativeViews;
 
 import java.lang.foreign.Arena;
@@ -143,7 +144,9 @@ public final class SoftRnic implements Rnic {
      *
      * @param config the configuration (read once)
      * @return the open RNIC
-     * @throws VerbsException INVALID_MODIFIER for a blank name or a bad limit,
+     * @throws VerbsException INVALID_MODIFIER for a blank name or a bad limit, or for
+     *                        {@link io.jrnic.api.IoTransport#EPOLL} where netty's native epoll
+     *                        transport cannot be loaded (the message and the cause say why),
      *                        BLOCK_LIST_MODE_NOT_SUPPORTED, RNIC_IN_USE when an RNIC of that name is open
      */
     public static SoftRnic open(RnicConfig config) {
@@ -172,6 +175,17 @@ public final class SoftRnic implements Rnic {
             // STag 0 memory is read and written by the event loops like any registered memory
             throw new VerbsException(VerbsStatus.INVALID_MODIFIER, "physical memory (STag 0) must be accessible from"
                     + " any thread (a global, automatic or shared arena), not a confined arena's segment");
+        }
+        if (config.ioTransport() == io.jrnic.api.IoTransport.EPOLL) {
+            // A configuration error surfaces at open, not at the first listen or connect
+            // (docs/transport.md, "Socket kinds"); AUTO falls back to NIO instead.
+            try {
+                IwarpTransport.resolve(config.ioTransport());
+            } catch (IllegalStateException e) {
+                VerbsException refused = new VerbsException(VerbsStatus.INVALID_MODIFIER, e.getMessage());
+                refused.initCause(e);
+                throw refused;
+            }
         }
         if (config.name() == null) {
             // V-RNIC-7 makes the name unique per open RNIC: the default must not collide with itself

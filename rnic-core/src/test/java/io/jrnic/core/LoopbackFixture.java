@@ -16,6 +16,7 @@ import io.jrnic.api.QueuePair;
 import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.RnicConfig;
 import io.jrnic.api.WorkCompletion;
+import io.jrnic.core.transport.TestIoTransport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 

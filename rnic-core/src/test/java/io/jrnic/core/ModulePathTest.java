@@ -33,7 +33,8 @@ class ModulePathTest {
     private static final String[] MODULE_CLASSES = {
         "io.jrnic.api.Rnic", "io.jrnic.core.SoftRnic", "io.jrnic.rdmap.AtomicOps", "io.jrnic.ddp.DdpError",
         "io.jrnic.mpa.Crc32c", "io.netty.buffer.ByteBuf", "io.netty.util.concurrent.Future", "io.netty.channel.Channel",
-        "io.netty.resolver.AddressResolver", "org.slf4j.Logger",
+        "io.netty.resolver.AddressResolver", "io.netty.channel.epoll.Epoll", "io.netty.channel.unix.Socket",
+        "org.slf4j.Logger",
     };
 
     @Test
@@ -54,8 +55,19 @@ class ModulePathTest {
         int rc = ToolProvider.findFirst("javac").orElseThrow().run(ps, ps, javac);
         assertThat(rc).as("javac: %s", diagnostics).isZero();
 
+        // netty's native epoll library is a module of its own with no classes: on the module path it
+        // is resolved only when asked for (docs/packaging.md); where it loads, the application then
+        // runs with IoTransport.EPOLL, which Rnic.open refuses unless epoll really loads
+        String nativeEpoll = nativeEpollJar();
+        boolean epoll = nativeEpoll != null && io.netty.channel.epoll.Epoll.isAvailable();
+        if (epoll) {
+            modulePath.add(nativeEpoll);
+        }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<String> command = new ArrayList<>(List.of(java, "-Xmx256m",
+                "--enable-native-access=io.netty.common",
+                "--add-modules", epoll ? "io.netty.transport.epoll.linux." + nativeArch() : "io.jrnic.core",
+                "-Dapp.ioTransport=" + (epoll ? "EPOLL" : "AUTO"),
                 // README "Embedding jrnic: JVM options", module-path form
                 "--add-opens", "java.base/java.nio=io.jrnic.core", "--add-opens", "java.base/sun.nio.ch=io.netty.transport",
                 "-Dio.netty.tryReflectionSetAccessible=true",
@@ -79,10 +91,27 @@ class ModulePathTest {
         String text = output.toString(StandardCharsets.UTF_8);
         assertThat(finished).as("the application ended within 60 s: %s", text).isTrue();
         assertThat(p.exitValue()).as("exit status; output:%n%s", text).isZero();
-        assertThat(text).contains("module path OK")
+        assertThat(text).contains("module path OK").contains("epoll available: " + epoll)
                 .contains("java.nio open to io.jrnic.core: true")
                 .contains("sun.nio.ch open to io.netty.transport: true")
                 .doesNotContain("IllegalAccessError", "Unknown module");
+    }
+
+    /** netty's name of this machine's architecture in its native jars' classifiers. */
+    private static String nativeArch() {
+        String arch = System.getProperty("os.arch");
+        return arch.equals("amd64") || arch.equals("x86_64") ? "x86_64" : arch.equals("aarch64") ? "aarch_64" : arch;
+    }
+
+    /** The native epoll jar of this machine on the test class path, or null. */
+    private static String nativeEpollJar() {
+        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+            String name = Path.of(entry).getFileName().toString();
+            if (name.startsWith("netty-transport-native-epoll-") && name.endsWith("-linux-" + nativeArch() + ".jar")) {
+                return entry;
+            }
+        }
+        return null;
     }
 
     private static String locationOf(Class<?> type) throws URISyntaxException {

@@ -23,12 +23,13 @@ public final class TestIoMode {
     }
 
     /**
-     * A fresh RNIC configuration with this name in the mode under test.
+     * A fresh RNIC configuration with this name in the mode and on the socket kind under test
+     * ({@code TestIoTransport}).
      *
      * @param name the RNIC's name
      * @return the configuration
      */
     public static RnicConfig config(String name) {
-        return new RnicConfig().name(name).ioMode(mode());
+        return new RnicConfig().name(name).ioMode(mode()).ioTransport(io.jrnic.core.transport.TestIoTransport.CHOICE);
     }
 }

@@ -27,7 +27,8 @@ abstract class VerbsFixture {
     final List<AsyncEvent> events = new CopyOnWriteArrayList<>();
 
     RnicConfig config() {
-        return new RnicConfig().name("test-" + getClass().getSimpleName() + "-" + NAMES.incrementAndGet());
+        return new RnicConfig().name("test-" + getClass().getSimpleName() + "-" + NAMES.incrementAndGet())
+                .ioTransport(io.jrnic.core.transport.TestIoTransport.CHOICE);
     }
 
     @BeforeEach

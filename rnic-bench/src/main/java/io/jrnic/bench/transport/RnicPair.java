@@ -7,6 +7,7 @@ import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionManager;
 import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.CrcMode;
+import io.jrnic.api.IoTransport;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QueuePair;
@@ -225,6 +226,18 @@ public final class RnicPair implements AutoCloseable {
     public record Remote(int stag, long to, long length) {
     }
 
+    /**
+     * The RNICs' socket implementation: the system property {@code jrnic.bench.ioTransport} (NIO,
+     * EPOLL or AUTO; AUTO when unset), for measuring NIO against epoll (docs/benchmarks.md, issue 11).
+     *
+     * @return the configured choice
+     * @throws IllegalArgumentException if the property names no {@link IoTransport}
+     */
+    public static IoTransport ioTransport() {
+        return IoTransport.valueOf(System.getProperty("jrnic.bench.ioTransport", "AUTO").trim().toUpperCase(
+                java.util.Locale.ROOT));
+    }
+
     /** One RNIC with its PD, CQ (both queues of the QP complete into it) and Idle queue pair. */
     public static final class Side {
         private final Rnic rnic;
@@ -236,7 +249,8 @@ public final class RnicPair implements AutoCloseable {
         private Remote peer;
 
         Side(String name, Depths depths) {
-            rnic = Rnic.open(new RnicConfig().name(name).ioMode(IO_MODE).pollingTakeover(POLLING_TAKEOVER));
+            rnic = Rnic.open(new RnicConfig().name(name).ioMode(IO_MODE).pollingTakeover(POLLING_TAKEOVER)
+                    .ioTransport(ioTransport()));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
                 pd = rnic.allocatePd();

@@ -1,6 +1,7 @@
 package io.jrnic.core.cm;
 
 import io.jrnic.api.Connection;
+import io.jrnic.api.IoTransport;
 import io.jrnic.api.ConnectionException;
 import io.jrnic.api.ConnectionManager;
 import io.jrnic.api.ConnectionParameters;
@@ -106,7 +107,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         if (qp == null || address == null || settings == null) {
             throw new IllegalArgumentException("queue pair, address and settings must not be null");
         }
-        return initiate(qp, settings, privateData,
+        return initiate(qp, settings, privateData, false,
                 (transport, mpa, data, establishment) -> transport.connect(address, mpa, data, establishment));
     }
 
@@ -116,7 +117,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         if (qp == null || connected == null || settings == null) {
             throw new IllegalArgumentException("queue pair, socket and settings must not be null");
         }
-        return initiate(qp, settings, privateData, (transport, mpa, data, establishment) ->
+        return initiate(qp, settings, privateData, true, (transport, mpa, data, establishment) ->
                 transport.adoptInitiator(connected, mpa, data, streamMessage, establishment));
     }
 
@@ -127,7 +128,7 @@ public final class SoftConnectionManager implements ConnectionManager {
 
     /** The active side of both connects: reserve the QP, start the MPA Request from its IRD/ORD. */
     private CompletionStage<Connection> initiate(QueuePair qp, ConnectionSettings settings, byte[] privateData,
-                                                 Initiation initiation) {
+                                                 boolean adopted, Initiation initiation) {
         byte[] data = privateData == null ? new byte[0] : privateData.clone();
         checkPrivateData("request", data.length, settings.maxUlpPrivateData());
         SoftQueuePair q = reserve(qp);
@@ -135,7 +136,7 @@ public final class SoftConnectionManager implements ConnectionManager {
             QueuePairAttributes a = q.query();
             MpaSettings mpa = mpaSettings(settings, Math.min(a.ird(), irdCap()), wireDepth(a.ord()), irdCap());
             CompletableFuture<Connection> result = new CompletableFuture<>();
-            initiation.start(transport(settings), mpa, data,
+            initiation.start(adopted ? adoptingTransport(settings) : transport(settings), mpa, data,
                     new Establishment(q, result, null, settings.gracefulReceiveOverflow(), settings.closeTimeout(),
                             settings.progressTimeout()));
             return result.minimalCompletionStage();
@@ -154,7 +155,7 @@ public final class SoftConnectionManager implements ConnectionManager {
         CompletableFuture<ConnectionRequest> result = new CompletableFuture<>();
         // as listen(): the Reply is decided when the Request arrives, before a queue pair is named
         MpaSettings mpa = mpaSettings(settings, irdCap(), wireDepth(rnic.config().maxOrd()), irdCap());
-        transport(settings).adoptResponder(connected, mpa, alreadyRead,
+        adoptingTransport(settings).adoptResponder(connected, mpa, alreadyRead,
                 new MpaRequestHandler() {
                     @Override
                     public void onRequest(MpaRequest request) {
@@ -211,14 +212,27 @@ public final class SoftConnectionManager implements ConnectionManager {
     }
 
     /** The transport for these settings, created on first use. */
-    private synchronized IwarpTransport transport(ConnectionSettings s) {
+    private IwarpTransport transport(ConnectionSettings s) {
+        return transport(s, rnic.config().ioTransport());
+    }
+
+    /**
+     * The transport for sockets the ULP connected itself: always NIO, whatever the RNIC's
+     * ioTransport, since a java.nio socket cannot be moved to an epoll loop (the JDK does not hand
+     * out its file descriptor; docs/transport.md, "Socket kinds").
+     */
+    private IwarpTransport adoptingTransport(ConnectionSettings s) {
+        return transport(s, IoTransport.NIO);
+    }
+
+    private synchronized IwarpTransport transport(ConnectionSettings s, IoTransport ioTransport) {
         if (closed) {
             throw new VerbsException(VerbsStatus.INVALID_RNIC_HANDLE, "RNIC " + rnic.config().name() + " is closed");
         }
         rnic.checkOpen();
         TransportConfig config = TransportConfig.builder().setupTimeout(s.setupTimeout())
                 .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
-                .emss(s.emss()).ioMode(rnic.config().ioMode()).ioTransport(rnic.config().ioTransport())
+                .emss(s.emss()).ioMode(rnic.config().ioMode()).ioTransport(ioTransport)
                 .pollingTakeover(rnic.config().pollingTakeover()).build();
         if (capture == null && rnic.config().packetCapture() != null) {
             capture = PacketCapture.open(rnic.config().packetCapture(), rnic.name());
@@ -421,6 +435,10 @@ public final class SoftConnectionManager implements ConnectionManager {
             Connection connection;
             try {
                 channel.gracefulReceiveOverflow(gracefulReceiveOverflow); // read once, by the engine
+                // The stalled-peer limit at the TCP level too (epoll only): bytes TCP took for WRs
+                // already completed that stay unacknowledged that long end the connection
+                // (docs/transport.md, "Socket kinds"; docs/reliability.md, "Stalled peers").
+                channel.tcpUserTimeout(progressTimeout);
                 QpEngine engine = new QpEngine(channel, closeTimeout, progressTimeout);
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));

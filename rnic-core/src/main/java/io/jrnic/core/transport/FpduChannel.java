@@ -110,6 +110,43 @@ public final class FpduChannel implements FpduLink {
         return gracefulReceiveOverflow;
     }
 
+    /**
+     * Bounds how long data this connection handed to TCP may stay unacknowledged before the kernel
+     * drops the connection (TCP_USER_TIMEOUT), which then closes as
+     * {@link FpduLink.Closure#CONNECTION_LOST}. The connection manager sets it to the connection's
+     * progress timeout (docs/transport.md, "Socket kinds"): the engine's timeout only watches work
+     * requests still outstanding, this one also the bytes TCP took for work requests already
+     * completed. Only the epoll socket kind has the option; elsewhere this does nothing.
+     *
+     * @param timeout the timeout; zero for the kernel's default
+     * @return whether the socket took it (false on NIO, or for zero)
+     * @throws IllegalArgumentException if timeout is null or negative
+     */
+    public boolean tcpUserTimeout(java.time.Duration timeout) {
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout must be zero or positive: " + timeout);
+        }
+        return connection.kind().tcpUserTimeout(ch, timeout);
+    }
+
+    /**
+     * The socket's TCP_USER_TIMEOUT ({@link #tcpUserTimeout(java.time.Duration)}).
+     *
+     * @return the timeout; zero for the kernel's default, and always on NIO
+     */
+    public java.time.Duration tcpUserTimeout() {
+        return connection.kind().tcpUserTimeout(ch);
+    }
+
+    /**
+     * The socket implementation of this connection (NIO or EPOLL; an adopted socket is always NIO).
+     *
+     * @return NIO or EPOLL
+     */
+    public io.jrnic.api.IoTransport ioTransport() {
+        return connection.kind().ioTransport();
+    }
+
     /** Whether the caller runs on {@link #executor()}. */
     public boolean inEventLoop() {
         return ch.eventLoop().inEventLoop();
@@ -289,6 +326,11 @@ public final class FpduChannel implements FpduLink {
     /** Verified FPDUs received, including an absorbed RTR or Read Response. */
     public long fpdusReceived() {
         return connection.fpdusReceived;
+    }
+
+    /** The netty channel (tests). */
+    Channel nettyChannel() {
+        return ch;
     }
 
     /** Read-readiness events of the socket so far (netty read loops; tests). */

@@ -119,12 +119,20 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     /** Frames data FPDUs in gathering mode, CRC off; shares the marker position with {@link #writer}. */
     private FpduWriter gatherWriter;
     private final java.util.zip.CRC32C txCrc = new java.util.zip.CRC32C();
-    private final TxFpdu.Pool txPool = new TxFpdu.Pool(this::fpduSent);
+    private final TxFpdu.Pool txPool;
+    /**
+     * Whether the socket reads through the JDK, which holds a segment's session during the read
+     * (NIO); epoll reads into bare addresses, so only {@link NativeViews#stable} targets are read
+     * into directly there (docs/transport.md, "Socket kinds").
+     */
+    private final boolean sessionChecked;
 
     // Close
     private FpduLink.Closure localClosure;
     private boolean remoteFin;
     private boolean remoteFinMidFpdu;
+    /** The peer's FIN arrived before {@link #start} (epoll reads up to it): taken up there. */
+    private boolean finBeforeStart;
     private Throwable failure;
     private FpduLink.Closure closure;
     private boolean closureReported;
@@ -157,6 +165,14 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         this.fpdusSent = handoff.fpdusSent();
         this.fpdusReceived = handoff.fpdusReceived();
         this.channel = new FpduChannel(this);
+        SocketKind kind = cx.transport.kind();
+        this.sessionChecked = kind.sessionChecked();
+        this.txPool = new TxFpdu.Pool(this::fpduSent, kind, this::socketWriting);
+    }
+
+    /** Whether the socket still takes writes: open, output not shut down (TxFpdu on epoll). */
+    private boolean socketWriting() {
+        return ch.isOpen() && !(ch instanceof SocketChannel socket && socket.isOutputShutdown());
     }
 
     /** The link seam on this handler. */
@@ -197,7 +213,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             deframer.endDirect(); // a direct read that brought nothing (netty released it unread)
             int window = deframer.directWindow();
             // R-SEC-016: the target's guard is held for this one read only (placed() or endDirect())
-            if (window > 0 && deframer.beginDirect()) {
+            if (window > 0 && (sessionChecked || NativeViews.stable(deframer.directTarget()))
+                    && deframer.beginDirect()) {
                 MemorySegment target = deframer.directTarget();
                 long offset = deframer.directTargetOffset();
                 directRead = rxWindow.open(target, offset, window);
@@ -288,6 +305,10 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             held.release();
         }
         if (state == State.RUNNING) {
+            if (finBeforeStart) {
+                onRemoteFin();     // after the bytes that preceded it (see userEventTriggered)
+                return;
+            }
             ch.config().setAutoRead(true);
         }
     }
@@ -549,20 +570,16 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     @Override
     public void userEventTriggered(ChannelHandlerContext context, Object evt) {
         if (evt instanceof ChannelInputShutdownEvent) {
-            // Peer FIN (half closure is enabled so that we can tell it apart from a reset).
-            remoteFin = true;
-            remoteFinMidFpdu = !deframer.atFpduBoundary();
-            if (localClosure == FpduLink.Closure.LOCAL_CLOSE) {
-                ch.close();          // the answer to our own FIN: the graceful close is complete
-            } else if (localClosure == null) {
-                // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
-                // a client/server Responder that never saw an FPDU has nothing it may send.
-                if (txOpen) {
-                    ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-                } else {
-                    ch.close();
-                }
+            if (state == State.ESTABLISHED) {
+                // Before start: the bytes ahead of the FIN wait in pending, unread by the deframer.
+                // NIO reads nothing while autoRead is off, but netty's epoll transport reads up to
+                // the FIN when the peer half-closes (EPOLLRDHUP) whatever autoRead says: the FIN
+                // is taken up at start(), after those bytes (V-QPS-15: nothing may be lost; RFC 5044
+                // §8: a FIN inside an FPDU is told from one between FPDUs).
+                finBeforeStart = true;
+                return;
             }
+            onRemoteFin();
             return;
         }
         if (evt instanceof ChannelOutputShutdownEvent && localClosure == null) {
@@ -576,6 +593,23 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             return;
         }
         context.fireUserEventTriggered(evt);
+    }
+
+    /** The peer's FIN (half closure is enabled so that we can tell it apart from a reset). */
+    private void onRemoteFin() {
+        remoteFin = true;
+        remoteFinMidFpdu = !deframer.atFpduBoundary();
+        if (localClosure == FpduLink.Closure.LOCAL_CLOSE) {
+            ch.close();          // the answer to our own FIN: the graceful close is complete
+        } else if (localClosure == null) {
+            // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
+            // a client/server Responder that never saw an FPDU has nothing it may send.
+            if (txOpen) {
+                ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+            } else {
+                ch.close();
+            }
+        }
     }
 
     @Override
@@ -664,6 +698,10 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
 
     Channel nettyChannel() {
         return ch;
+    }
+
+    SocketKind kind() {
+        return cx.transport.kind();
     }
 
     ConnectionInfo info() {

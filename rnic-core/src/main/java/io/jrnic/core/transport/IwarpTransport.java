@@ -1,5 +1,6 @@
 package io.jrnic.core.transport;
 
+import io.jrnic.api.IoTransport;
 import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.MpaNegotiator;
 import io.jrnic.mpa.MpaSettings;
@@ -13,10 +14,7 @@ import io.netty.channel.ChannelOption;
 import io.jrnic.api.IoMode;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.io.IOException;
 import java.net.SocketAddress;
@@ -26,8 +24,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The owner of jrnic's TCP transport: a netty NIO event-loop group, the listeners and the
- * connections made through it (RFC 5044 §7.1 connection setup, RFC 6581, Verbs §6.6).
+ * The owner of jrnic's TCP transport: a netty event-loop group (NIO, or Linux's native epoll:
+ * {@link TransportConfig#ioTransport()}, {@link #ioTransport()}), the listeners and the connections
+ * made through it (RFC 5044 §7.1 connection setup, RFC 6581, Verbs §6.6).
  *
  * <pre>{@code
  * try (IwarpTransport transport = new IwarpTransport(TransportConfig.defaults())) {
@@ -48,6 +47,8 @@ public final class IwarpTransport implements AutoCloseable {
     private final TransportConfig config;
     /** Where the connections' traffic is recorded, or null (no capture). */
     private final PacketCapture capture;
+    /** NIO or epoll: the event loops' I/O handler and the channel classes (docs/transport.md "Socket kinds"). */
+    private final SocketKind kind;
     private final MultiThreadIoEventLoopGroup group;
     private static final AtomicInteger THREAD_IDS = new AtomicInteger();
 
@@ -59,6 +60,9 @@ public final class IwarpTransport implements AutoCloseable {
      * Starts the event loops.
      *
      * @throws IllegalArgumentException if config is null
+     * @throws IllegalStateException    if the config asks for {@link IoTransport#EPOLL} and netty's
+     *                                  native epoll transport cannot be loaded here (the message
+     *                                  names the cause)
      */
     public IwarpTransport(TransportConfig config) {
         this(config, null);
@@ -71,22 +75,63 @@ public final class IwarpTransport implements AutoCloseable {
      * @param capture the capture file shared by the connections, or {@code null} for none; the
      *                caller closes it after this transport
      * @throws IllegalArgumentException if config is null
+     * @throws IllegalStateException    if the config asks for {@link IoTransport#EPOLL} and netty's
+     *                                  native epoll transport cannot be loaded here (the message
+     *                                  names the cause)
      */
     public IwarpTransport(TransportConfig config, PacketCapture capture) {
+        this(config, capture, SocketKind.resolve(config == null ? IoTransport.AUTO : config.ioTransport()));
+    }
+
+    /** With the socket kind already chosen (tests pick one against a simulated availability). */
+    IwarpTransport(TransportConfig config, PacketCapture capture, SocketKind kind) {
         if (config == null) {
             throw new IllegalArgumentException("config must not be null");
         }
         this.config = config;
         this.capture = capture;
+        this.kind = kind;
         this.group = config.ioMode() != IoMode.EVENT_LOOP
-                ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, NioIoHandler.newFactory(),
+                ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, kind.ioHandlerFactory(),
                         config.pollingTakeover().toNanos(), config.ioMode() == IoMode.BUSY_POLLING)
-                : new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, NioIoHandler.newFactory());
+                : new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread,
+                        kind.ioHandlerFactory());
     }
 
     /** The configuration. */
     public TransportConfig config() {
         return config;
+    }
+
+    /**
+     * The socket implementation this transport's connections use: {@link IoTransport#NIO} or
+     * {@link IoTransport#EPOLL}, never {@link IoTransport#AUTO} (which resolves to one of them when
+     * the transport is created).
+     *
+     * @return NIO or EPOLL
+     */
+    public IoTransport ioTransport() {
+        return kind.ioTransport();
+    }
+
+    /**
+     * Which {@link IoTransport} a configured choice resolves to in this JVM: what
+     * {@link #ioTransport()} of a transport created with it would be.
+     *
+     * @param choice AUTO, NIO or EPOLL
+     * @return NIO or EPOLL
+     * @throws IllegalArgumentException if choice is null
+     * @throws IllegalStateException    if choice is {@link IoTransport#EPOLL} and netty's native
+     *                                  epoll transport cannot be loaded here (the message names the
+     *                                  cause)
+     */
+    public static IoTransport resolve(IoTransport choice) {
+        return SocketKind.resolve(choice).ioTransport();
+    }
+
+    /** The socket kind (package: the framing code adapts its buffers to it). */
+    SocketKind kind() {
+        return kind;
     }
 
     /**
@@ -110,7 +155,7 @@ public final class IwarpTransport implements AutoCloseable {
         MpaNegotiator negotiator = new MpaNegotiator(settings);
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
-                .channel(NioServerSocketChannel.class)
+                .channel(kind.serverSocketChannelClass())
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
@@ -158,7 +203,7 @@ public final class IwarpTransport implements AutoCloseable {
         MpaSetupHandler connection = MpaSetupHandler.initiator(this, new MpaNegotiator(settings), data, callback);
         Bootstrap bootstrap = new Bootstrap()
                 .group(group)
-                .channel(NioSocketChannel.class)
+                .channel(kind.socketChannelClass())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
@@ -199,7 +244,8 @@ public final class IwarpTransport implements AutoCloseable {
      * @param callback      the result
      * @throws IllegalArgumentException if an argument is null, the socket is not connected, or the
      *                                  private data is too long (nothing is sent)
-     * @throws IllegalStateException    if the transport is closed
+     * @throws IllegalStateException    if the transport is closed, or its {@link #ioTransport()} is
+     *                                  not {@link IoTransport#NIO} (see {@link #adoptResponder})
      */
     public void adoptInitiator(java.nio.channels.SocketChannel socket, MpaSettings settings, byte[] privateData,
                                byte[] streamMessage, ConnectCallback callback) {
@@ -231,8 +277,14 @@ public final class IwarpTransport implements AutoCloseable {
      * @param alreadyRead bytes the ULP already read from the socket past its own streaming-mode data
      *                    (the start of the MPA Request), or {@code null}
      * @param handler     receives the request
+     * <p>Adoption needs an {@link IoTransport#NIO} transport: a {@code java.nio} socket can only be
+     * registered with NIO event loops, and the JDK does not hand out its file descriptor, which an
+     * epoll channel would need (docs/transport.md, "Socket kinds"). The connection manager keeps a
+     * NIO transport for adopted sockets whatever the RNIC's {@code ioTransport}.
+     *
      * @throws IllegalArgumentException if an argument is null or the socket is not connected
-     * @throws IllegalStateException    if the transport is closed
+     * @throws IllegalStateException    if the transport is closed or its {@link #ioTransport()} is
+     *                                  not {@link IoTransport#NIO}
      */
     public void adoptResponder(java.nio.channels.SocketChannel socket, MpaSettings settings, byte[] alreadyRead,
                                MpaRequestHandler handler) {
@@ -246,7 +298,11 @@ public final class IwarpTransport implements AutoCloseable {
         adopt(socket, connection, false);
     }
 
-    private static void checkConnected(java.nio.channels.SocketChannel socket) {
+    private void checkConnected(java.nio.channels.SocketChannel socket) {
+        if (kind != SocketKind.NIO) {
+            throw new IllegalStateException("a java.nio socket can only be adopted by an IoTransport.NIO transport; this"
+                    + " one is " + kind.ioTransport());
+        }
         if (!socket.isConnected()) {
             throw new IllegalArgumentException("the socket to adopt is not connected: " + socket);
         }
@@ -254,7 +310,7 @@ public final class IwarpTransport implements AutoCloseable {
 
     /** Registers an already connected socket with a loop; channelActive then starts MPA setup. */
     private void adopt(java.nio.channels.SocketChannel socket, MpaSetupHandler connection, boolean initiator) {
-        NioSocketChannel ch = new NioSocketChannel(socket);
+        SocketChannel ch = kind.adopt(socket);
         ch.config().setTcpNoDelay(true);
         ch.config().setAllowHalfClosure(true);
         ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(config.writeLowWaterMark(),

@@ -115,7 +115,21 @@ public final class NativeViews {
      * @return true for global or trusted native memory when plain views are available
      */
     public static boolean plain(MemorySegment segment) {
-        if (PLAIN_DIRECT == null || !segment.isNative()) {
+        return PLAIN_DIRECT != null && stable(segment);
+    }
+
+    /**
+     * Whether the kernel may be handed this segment's bare address for a socket read or write:
+     * native memory whose lifetime covers every such call (the global scope, or a
+     * {@linkplain #trust trusted} one). netty's epoll transport passes addresses to the kernel
+     * without acquiring the memory's session, so memory of an arena the application may close at
+     * any time must not reach it (docs/transport.md, "Socket kinds").
+     *
+     * @param segment a segment
+     * @return true for global or trusted native memory
+     */
+    public static boolean stable(MemorySegment segment) {
+        if (!segment.isNative()) {
             return false;
         }
         MemorySegment.Scope scope = segment.scope();

@@ -29,6 +29,16 @@ import java.util.zip.CRC32C;
  * free anything: it hands the object back to its {@link Pool} (allocation-free steady state), after
  * reporting the completion token if the FPDU was written whole.
  *
+ * <p>On netty's epoll transport ({@link SocketKind#EPOLL}) the kernel is handed the views' addresses
+ * (iovecs): the views must all be direct, nothing advances their positions, and a partial write is
+ * resumed by asking for the views of the rest ({@code nioBuffers(readerIndex, readableBytes)}),
+ * which must then be an array of exactly those buffers. So there every payload piece that is not
+ * {@linkplain NativeViews#stable stable} native memory (heap memory, or an arena the application may
+ * close) is copied behind the own octets, ranged requests are answered from reusable arrays, and a
+ * released FPDU counts as written unless the channel is closed or its output shut down: netty drops
+ * queued messages only after closing the socket or shutting its output down (docs/transport.md,
+ * "Socket kinds").
+ *
  * <p>Thread safety: confined to the channel's event loop (netty releases written messages there).
  */
 final class TxFpdu extends SegmentByteBuf {
@@ -41,11 +51,31 @@ final class TxFpdu extends SegmentByteBuf {
     /** A free list of {@link TxFpdu}s of one connection (event loop only). */
     static final class Pool {
         private final SentCallback callback;
+        /** Whether the socket writes advance the views' positions (NIO); see the class comment. */
+        private final boolean writesAdvanceViews;
+        /** Whether the socket copies heap pieces and holds the memory's session (NIO); see the class comment. */
+        private final boolean sessionChecked;
+        /** Where positions do not move: whether a released FPDU was written (the channel still writes). */
+        private final java.util.function.BooleanSupplier channelWriting;
         private TxFpdu free;
         private int created;
 
+        /** A pool for NIO sockets. */
         Pool(SentCallback callback) {
+            this(callback, SocketKind.NIO, () -> true);
+        }
+
+        /**
+         * @param callback       receives the token of each FPDU written whole
+         * @param kind           the socket kind the FPDUs are written by
+         * @param channelWriting whether the channel is open with its output not shut down (read
+         *                       only where the kind's writes do not advance the views)
+         */
+        Pool(SentCallback callback, SocketKind kind, java.util.function.BooleanSupplier channelWriting) {
             this.callback = callback;
+            this.writesAdvanceViews = kind.writesAdvanceViews();
+            this.sessionChecked = kind.sessionChecked();
+            this.channelWriting = channelWriting;
         }
 
         TxFpdu take() {
@@ -74,6 +104,7 @@ final class TxFpdu extends SegmentByteBuf {
     private static final ValueLayout.OfInt CRC_FIELD = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final int INITIAL_OWN = 128;
     private static final int INITIAL_PIECES = 4;
+    private static final ByteBuffer[] NO_BUFFERS = new ByteBuffer[0];
 
     private final Pool pool;
     private TxFpdu nextFree;
@@ -98,6 +129,8 @@ final class TxFpdu extends SegmentByteBuf {
      */
     private ByteBuffer[] exact;
     private int pieces;
+    /** Reusable arrays of exactly n views, by n, for {@link #ranged} (netty's epoll writev takes every element). */
+    private ByteBuffer[][] rangedArrays = new ByteBuffer[INITIAL_PIECES + 1][];
     /** How many of the own area's first bytes are the writer's octets (heap copies follow them). */
     private int ownUsed;
     private int length;
@@ -130,7 +163,7 @@ final class TxFpdu extends SegmentByteBuf {
                 int count) {
         int heapBytes = 0;
         for (int i = 0; i < count; i++) {
-            if (segments[i] != scratch && copiedHeapPiece(segments[i], lengths[i])) {
+            if (segments[i] != scratch && copiedPiece(segments[i], lengths[i])) {
                 heapBytes += lengths[i];
             }
         }
@@ -144,7 +177,7 @@ final class TxFpdu extends SegmentByteBuf {
             int len = lengths[i];
             if (segment == scratch) {
                 addPiece(null, offsets[i], len);
-            } else if (copiedHeapPiece(segment, len)) {
+            } else if (copiedPiece(segment, len)) {
                 MemorySegment.copy(segment, offsets[i], area, next, len);
                 addPiece(null, next, len);
                 next += len;
@@ -186,7 +219,15 @@ final class TxFpdu extends SegmentByteBuf {
     /** Heap pieces up to this many bytes are copied into the own area (see {@link #fill}). */
     static final int HEAP_COPY_LIMIT = 1024;
 
-    private static boolean copiedHeapPiece(MemorySegment segment, int length) {
+    /**
+     * Whether a payload piece is copied into the own area: small heap pieces (see {@link #fill}); on
+     * a socket that hands the kernel bare addresses, every piece of memory that is not
+     * {@linkplain NativeViews#stable stable} (see the class comment).
+     */
+    private boolean copiedPiece(MemorySegment segment, int length) {
+        if (!pool.sessionChecked) {
+            return !NativeViews.stable(segment);
+        }
         return !segment.isNative() && length <= HEAP_COPY_LIMIT;
     }
 
@@ -264,6 +305,11 @@ final class TxFpdu extends SegmentByteBuf {
     }
 
     private boolean written() {
+        if (!pool.writesAdvanceViews) {
+            // netty drops queued messages only after closing the socket or shutting its output
+            // down; a message released while the channel still writes was written whole
+            return pool.channelWriting.getAsBoolean();
+        }
         for (int i = 0; i < pieces; i++) {
             if (views[i].hasRemaining()) {
                 return false;
@@ -298,16 +344,69 @@ final class TxFpdu extends SegmentByteBuf {
 
     @Override
     public ByteBuffer[] nioBuffers(int index, int len) {
+        if (!pool.writesAdvanceViews) {
+            return ranged(index, len);
+        }
         if (index == 0 && len == length && exact != null) {
             return exact;
         }
         return new ByteBuffer[] {copyOut(index, len)};
     }
 
+    /**
+     * The views of bytes {@code [index, index + len)} of the FPDU, positioned and limited to that
+     * range, in an array of exactly that many views (reused per count: nothing is allocated once
+     * warm). netty's epoll transport asks for the unwritten rest after a partial write.
+     */
+    private ByteBuffer[] ranged(int index, int len) {
+        checkIndex(index, len);
+        if (len == 0) {
+            return NO_BUFFERS;
+        }
+        int end = index + len;
+        int first = 0;
+        while (pieceStart[first + 1] <= index) {
+            first++;
+        }
+        int last = first;
+        while (pieceStart[last + 1] < end) {
+            last++;
+        }
+        int n = last - first + 1;
+        if (n >= rangedArrays.length) {
+            rangedArrays = java.util.Arrays.copyOf(rangedArrays, Math.max(n + 1, 2 * rangedArrays.length));
+        }
+        ByteBuffer[] out = rangedArrays[n];
+        if (out == null) {
+            out = new ByteBuffer[n];
+            rangedArrays[n] = out;
+        }
+        for (int k = 0; k < n; k++) {
+            int i = first + k;
+            ByteBuffer v = views[i];
+            int from = viewStart[i] + Math.max(0, index - pieceStart[i]);
+            int to = viewStart[i] + Math.min(pieceStart[i + 1], end) - pieceStart[i];
+            v.clear();
+            v.position(from);
+            v.limit(to);
+            out[k] = v;
+        }
+        return out;
+    }
+
     @Override
     public ByteBuffer internalNioBuffer(int index, int len) {
         if (pieces == 1 && index == 0 && len == length) {
             return views[0];
+        }
+        if (pieces == 1 && !pool.writesAdvanceViews) {
+            // epoll resumes a partial write of a one-piece FPDU from its reader index
+            checkIndex(index, len);
+            ByteBuffer v = views[0];
+            v.clear();
+            v.position(viewStart[0] + index);
+            v.limit(viewStart[0] + index + len);
+            return v;
         }
         return copyOut(index, len);
     }

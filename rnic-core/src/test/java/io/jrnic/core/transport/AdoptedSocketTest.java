@@ -181,6 +181,11 @@ class AdoptedSocketTest {
         assertThat(cb.role()).isEqualTo(Connection.Role.RESPONDER);
         assertThat(a.qp.state()).isEqualTo(QpState.RTS);
         assertThat(b.qp.state()).isEqualTo(QpState.RTS);
+        // a java.nio socket runs on NIO whatever the RNIC's ioTransport (AUTO here: epoll on Linux)
+        for (QueuePair qp : new QueuePair[] {a.qp, b.qp}) {
+            FpduChannel link = (FpduChannel) ((io.jrnic.core.engine.QpEngine) qp.query().llpStream()).link;
+            assertThat(link.ioTransport()).isEqualTo(io.jrnic.api.IoTransport.NIO);
+        }
         rdmaTrafficWorks();
     }
 

@@ -95,6 +95,29 @@ class RawPeerChannelTest {
         assertThat(raw.getInputStream().read()).isEqualTo(-1);
     }
 
+    /**
+     * netty's epoll transport reads up to a half close (EPOLLRDHUP) even while reading is off before
+     * start: the FIN must still come after the bytes it followed, a whole FPDU is delivered and the
+     * cut one makes the closure a mid-FPDU one (V-QPS-15, RFC 5044 §8). On NIO nothing is read
+     * before start and the test runs the same way.
+     */
+    @Test
+    void aFinReadBeforeStartComesAfterTheBytesItFollowed_V_QPS_15() throws Exception {
+        byte[] whole = RawFrames.writeFpdu(payload(64), 0);
+        byte[] cut = Arrays.copyOf(RawFrames.writeFpdu(payload(64), 64), 30);
+        raw.getOutputStream().write(RawFrames.concat(RawFrames.WRITE_RTR_FPDU, whole, cut));
+        raw.shutdownOutput();
+        FpduChannel channel = responder.accepted.channel();
+        if (channel.ioTransport() == io.jrnic.api.IoTransport.EPOLL) {
+            RawInitiator.await(() -> ((io.netty.channel.socket.SocketChannel) channel.nettyChannel()).isInputShutdown(),
+                    "the peer's FIN read before start");
+        }
+        Endpoint endpoint = new Endpoint(64, 1);
+        endpoint.start(channel);
+        await(endpoint.done);
+        assertThat(await(endpoint.closed)).isEqualTo(FpduLink.Closure.REMOTE_CLOSE_MID_FPDU);
+    }
+
     @Test
     void gracefulCloseIsAHalfCloseThatStillDelivers_V_CM_9() throws Exception {
         raw.getOutputStream().write(RawFrames.WRITE_RTR_FPDU);

@@ -160,7 +160,8 @@ class RxAllocationTest {
             rx = r.accepted.channel();
         }
         int payloadLength = tx.mulpdu() - TaggedHeaderFlyweight.HEADER_LENGTH;
-        Sink sink = new Sink(Arena.ofAuto().allocate(payloadLength));
+        // RNIC-like (trusted) memory: epoll places into it by address (docs/transport.md "Socket kinds")
+        Sink sink = new Sink(TestIoTransport.stableMemory(payloadLength));
         if (placement) {
             onLoop(rx, () -> rx.start(sink, sink));
         } else {

@@ -37,7 +37,8 @@ final class TransportFixture {
     }
 
     static TransportConfig.Builder config() {
-        return TransportConfig.builder().eventLoopThreads(2).setupTimeout(Duration.ofSeconds(10));
+        return TransportConfig.builder().eventLoopThreads(2).setupTimeout(Duration.ofSeconds(10))
+                .ioTransport(TestIoTransport.CHOICE);
     }
 
     static <T> T await(CompletableFuture<T> future) {
@@ -166,12 +167,11 @@ final class TransportFixture {
         final CompletableFuture<Void> allSent = new CompletableFuture<>();
 
         Endpoint(long expectedBytes, long expectedFpdus) {
-            this(expectedBytes, expectedFpdus, false);
+            this(expectedBytes, expectedFpdus, Arena.ofAuto().allocate(Math.max(1, expectedBytes)));
         }
 
-        Endpoint(long expectedBytes, long expectedFpdus, boolean heap) {
-            long size = Math.max(1, expectedBytes);
-            this.received = heap ? MemorySegment.ofArray(new byte[(int) size]) : Arena.ofAuto().allocate(size);
+        Endpoint(long expectedBytes, long expectedFpdus, MemorySegment received) {
+            this.received = received;
             this.expectedBytes = expectedBytes;
             this.expectedFpdus = expectedFpdus;
             if (expectedFpdus == 0) {
@@ -260,11 +260,16 @@ final class TransportFixture {
         long payloadPlaced;
 
         PlacingEndpoint(long expectedBytes, long expectedFpdus) {
-            super(expectedBytes, expectedFpdus, false);
+            this(expectedBytes, expectedFpdus, false);
         }
 
+        /**
+         * @param heap whether to place into heap memory; otherwise into RNIC-like (trusted) native
+         *             memory, which epoll reads into by address (docs/transport.md "Socket kinds")
+         */
         PlacingEndpoint(long expectedBytes, long expectedFpdus, boolean heap) {
-            super(expectedBytes, expectedFpdus, heap);
+            super(expectedBytes, expectedFpdus, heap ? MemorySegment.ofArray(new byte[(int) Math.max(1, expectedBytes)])
+                    : TestIoTransport.stableMemory(expectedBytes));
         }
 
         @Override
