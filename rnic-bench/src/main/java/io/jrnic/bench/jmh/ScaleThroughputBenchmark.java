@@ -86,6 +86,16 @@ public class ScaleThroughputBenchmark {
     private final SendWorkRequest wr = new SendWorkRequest();
     private final WorkCompletion[] batch = new WorkCompletion[64];
 
+    /** Created by JMH, one per benchmark thread. */
+    public ScaleThroughputBenchmark() {
+    }
+
+    /**
+     * Opens the two RNICs, registers the source and the sink, and connects {@link #qps} queue pairs
+     * (printing the connection rate).
+     *
+     * @throws Exception if a connection fails or setup takes longer than a minute
+     */
     @Setup(Level.Trial)
     public void connect() throws Exception {
         IoMode mode = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
@@ -137,6 +147,13 @@ public class ScaleThroughputBenchmark {
         System.out.printf("%n%d connections in %.1f ms: %.0f connections/s%n", qps, nanos / 1e6, qps / (nanos / 1e9));
     }
 
+    /**
+     * Posts one Write on the next queue pair in turn, first reaping completions until that queue
+     * pair has room in its window.
+     *
+     * @return the queue pair's index (consumed by JMH)
+     * @throws IOException if a Write completed in error
+     */
     @Benchmark
     public long write() throws IOException {
         int q = next;
@@ -164,6 +181,7 @@ public class ScaleThroughputBenchmark {
         }
     }
 
+    /** Closes the listener and both RNICs (their connections, queue pairs and memory). */
     @TearDown(Level.Trial)
     public void close() {
         try {
