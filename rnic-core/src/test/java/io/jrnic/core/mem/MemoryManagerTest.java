@@ -149,7 +149,12 @@ class MemoryManagerTest extends MemoryFixture {
         owner.open = false;
         for (Runnable verb : new Runnable[] {
                 mr::query, mw::query, mr::close, mw::close, () -> manager.allocateWindow(pd),
-                () -> manager.allocateStag(pd, 1, false), () -> pd.allocateWindow()}) {
+                () -> manager.allocateStag(pd, 1, false), () -> pd.allocateWindow(),
+                () -> region(pd, memory(1)),
+                () -> manager.registerShared(pd, mr.stag(), AccessRights.LOCAL, 1, AddressType.VA_BASED,
+                        mr.binding.baseTo(), VerifyHash.SHA_256),
+                () -> mr.reregister(pd, memory(1), AccessRights.LOCAL, 2, AddressType.ZERO_BASED, 0, false,
+                        VerifyHash.SHA_256)}) {
             assertThatThrownBy(verb::run).isInstanceOf(VerbsException.class)
                     .extracting(e -> ((VerbsException) e).status()).isEqualTo(VerbsStatus.INVALID_RNIC_HANDLE);
         }
@@ -411,5 +416,31 @@ class MemoryManagerTest extends MemoryFixture {
         assertThat(manager.bind(qp, withKey(w, 1), e.stag(), m.address(), 8, AddressType.VA_BASED,
                 AccessRights.REMOTE_READ)).isNull();
         assertRevocationWaitsForThePlacement(w, w::close);
+    }
+
+    @Test
+    void sharedAndReregisteredRegionsTakeEightBitKeysToo_V_MR_20() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        SoftMemoryRegion mr = region(pd, m);
+        for (int key : new int[] {-1, 0x100}) {
+            assertThatThrownBy(() -> manager.registerShared(pd, mr.stag(), AccessRights.LOCAL, key,
+                    AddressType.VA_BASED, m.address(), VerifyHash.SHA_256))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> mr.reregister(pd, m, AccessRights.LOCAL, key, AddressType.VA_BASED,
+                    m.address(), false, VerifyHash.SHA_256)).isInstanceOf(IllegalArgumentException.class);
+        }
+        // refused before anything changed: the region is Valid, unshared, with its key
+        assertThat(mr.query().state()).isEqualTo(StagState.VALID);
+        assertThat(mr.query().shared()).isFalse();
+        assertThat(table.lookupValid(mr.stag())).isSameAs(mr.binding);
+        // a Shared region has the Remote Access Flag exactly when it has remote rights (Verbs §7.3.2.4)
+        SoftMemoryRegion local = manager.registerShared(pd, mr.stag(), AccessRights.LOCAL, 0xFF,
+                AddressType.VA_BASED, m.address(), VerifyHash.SHA_256);
+        assertThat(local.query().remoteAccess()).isFalse();
+        assertThat(local.stag() & 0xFF).isEqualTo(0xFF);
+        SoftMemoryRegion remote = manager.registerShared(pd, mr.stag(), AccessRights.LOCAL | AccessRights.REMOTE_READ,
+                0, AddressType.VA_BASED, m.address(), VerifyHash.SHA_256);
+        assertThat(remote.query().remoteAccess()).isTrue();
     }
 }

@@ -144,4 +144,22 @@ class SoftProtectionDomainTest extends MemoryFixture {
         assertThatThrownBy(() -> pd.allocateMemoryRegion(64, AccessRights.REMOTE_READ, 0, AddressType.VA_BASED))
                 .isInstanceOf(VerbsException.class); // Figure 18: no local right
     }
+
+    @Test
+    void eachQuotaIsCheckedOnlyForWhatTheVerbCreates_R_SEC_024() {
+        SoftProtectionDomain a = new SoftProtectionDomain(manager(ResourceQuota.UNLIMITED.withMaxMrs(1)
+                .withMaxRegisteredBytes(PAGE)), owner, 8);
+        SoftProtectionDomain b = new SoftProtectionDomain(a.manager, owner, 9);
+        MemorySegment m = memory(2);
+        MemoryRegion moved = a.registerMemory(m.asSlice(0, PAGE), AccessRights.LOCAL, 0, AddressType.VA_BASED,
+                m.address(), false, VerifyHash.SHA_256);
+        b.registerMemory(m.asSlice(0, PAGE), AccessRights.LOCAL, 0, AddressType.VA_BASED, m.address(), false,
+                VerifyHash.SHA_256);
+        // Reregister may move a region into a PD at its quota (the ledger charges whoever owns it now,
+        // Verbs §7.3.2.3): b then holds two regions and two pages, over both quotas
+        moved.reregister(b, m, AccessRights.LOCAL, 1, AddressType.VA_BASED, m.address(), false, VerifyHash.SHA_256);
+        assertThat(refusal(() -> b.allocateRegionStag(1, false))).hasMessageContaining("maxMrs=1");
+        // a window is neither a region nor bytes: its verb asks only the window quota
+        assertThat(b.allocateWindow()).isNotNull();
+    }
 }
