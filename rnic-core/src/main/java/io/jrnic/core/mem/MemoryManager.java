@@ -163,11 +163,10 @@ public final class MemoryManager {
         }
     }
 
-    private static int checkKey(int key) {
+    private static void checkKey(int key) {
         if (key < 0 || key > 0xFF) {
             throw new IllegalArgumentException("STag key must be 0..255, was " + key);
         }
-        return key;
     }
 
     private SoftProtectionDomain pdOf(ProtectionDomain pd) {
@@ -683,14 +682,17 @@ public final class MemoryManager {
     }
 
     /**
-     * Snapshot of every live entry, for Close RNIC.
+     * Snapshot of every live entry, for Close RNIC. It walks the table's slots: an index has random
+     * bits above its slot (R-SEC-018), so looking the slots up as STags would miss almost every
+     * entry.
      *
+     * @param capacity the table's capacity (slots 1 .. capacity)
      * @return the live entries
      */
     public List<StagEntry> liveEntries(int capacity) {
         List<StagEntry> live = new ArrayList<>();
         for (int i = 1; i <= capacity; i++) {
-            StagEntry e = table.lookup(i << 8);
+            StagEntry e = table.atSlot(i);
             if (e != null) {
                 live.add(e);
             }

@@ -108,6 +108,16 @@ public final class StagTable {
     }
 
     /**
+     * The entry in a table slot, whatever its index's random bits (Close RNIC walks every slot).
+     *
+     * @param slot the slot, 1 .. capacity
+     * @return the entry or null
+     */
+    StagEntry atSlot(int slot) {
+        return entries.get(slot);
+    }
+
+    /**
      * The Valid binding of an STag whose key matches exactly (Verbs §7.4: all 32 bits validated).
      *
      * @param stag the STag

@@ -10,10 +10,14 @@ import io.jrnic.api.VerifyHash;
 import io.jrnic.api.WorkCompletionStatus;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * The memory manager on its own (issue 10): the RNIC is only a {@link MemoryOwner} and a QP only a
@@ -145,7 +149,12 @@ class MemoryManagerTest extends MemoryFixture {
         owner.open = false;
         for (Runnable verb : new Runnable[] {
                 mr::query, mw::query, mr::close, mw::close, () -> manager.allocateWindow(pd),
-                () -> manager.allocateStag(pd, 1, false), () -> pd.allocateWindow()}) {
+                () -> manager.allocateStag(pd, 1, false), () -> pd.allocateWindow(),
+                () -> region(pd, memory(1)),
+                () -> manager.registerShared(pd, mr.stag(), AccessRights.LOCAL, 1, AddressType.VA_BASED,
+                        mr.binding.baseTo(), VerifyHash.SHA_256),
+                () -> mr.reregister(pd, memory(1), AccessRights.LOCAL, 2, AddressType.ZERO_BASED, 0, false,
+                        VerifyHash.SHA_256)}) {
             assertThatThrownBy(verb::run).isInstanceOf(VerbsException.class)
                     .extracting(e -> ((VerbsException) e).status()).isEqualTo(VerbsStatus.INVALID_RNIC_HANDLE);
         }
@@ -162,5 +171,276 @@ class MemoryManagerTest extends MemoryFixture {
         pd.registerMemory(memory(1), AccessRights.LOCAL, 0, AddressType.VA_BASED, 0, false, VerifyHash.SHA_256);
         assertThatThrownBy(() -> pd.allocateRegionStag(1, false)).isInstanceOf(VerbsException.class)
                 .hasMessageContaining("maxMrs=1");
+    }
+
+    private static VerbsStatus statusOf(Runnable verb) {
+        try {
+            verb.run();
+        } catch (VerbsException e) {
+            return e.status();
+        }
+        return null;
+    }
+
+    @Test
+    void keysAreEightBitsAndAllOfThemAreUsable_V_MR_20() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        for (int key : new int[] {0, 0xFF}) {
+            SoftMemoryRegion mr = manager.register(pd, m, AccessRights.LOCAL, key, AddressType.VA_BASED,
+                    m.address(), false, VerifyHash.SHA_256);
+            assertThat(mr.stag() & 0xFF).isEqualTo(key);
+        }
+        for (int key : new int[] {-1, 0x100}) {
+            assertThatThrownBy(() -> manager.register(pd, m, AccessRights.LOCAL, key, AddressType.VA_BASED,
+                    m.address(), false, VerifyHash.SHA_256)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void aRegionMayHaveExactlyTheMaximumPblEntries_V_MR_35() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(17); // the fixture's manager allows 16 pages
+        MemorySegment max = m.asSlice(0, 16 * PAGE);
+        assertThat(manager.register(pd, max, AccessRights.LOCAL, 0, AddressType.VA_BASED, max.address(), false,
+                VerifyHash.SHA_256).binding.length()).isEqualTo(16 * PAGE);
+        MemorySegment longer = m.asSlice(0, 16 * PAGE + 1);
+        assertThat(statusOf(() -> manager.register(pd, longer, AccessRights.LOCAL, 0, AddressType.VA_BASED,
+                longer.address(), false, VerifyHash.SHA_256))).isEqualTo(VerbsStatus.INVALID_LENGTH);
+        MemorySegment unaligned = m.asSlice(1, 16 * PAGE); // 16 pages of bytes over 17 pages
+        assertThat(statusOf(() -> manager.register(pd, unaligned, AccessRights.LOCAL, 0, AddressType.VA_BASED,
+                unaligned.address(), false, VerifyHash.SHA_256))).isEqualTo(VerbsStatus.INVALID_LENGTH);
+    }
+
+    @Test
+    void zeroLengthMemoryRegistersAtAnyVa_V_MR_110() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment empty = memory(1).asSlice(PAGE / 2, 0);
+        // no bytes: VA + 0 never wraps (Verbs §7.6.1.1 is about the last byte)
+        long va = -PAGE + PAGE / 2;
+        assertThat(manager.register(pd, empty, AccessRights.LOCAL, 0, AddressType.VA_BASED, va, false,
+                VerifyHash.SHA_256).binding.baseTo()).isEqualTo(va);
+        SoftMemoryRegion mr = manager.allocateStag(pd, 1, false);
+        FakeQp priv = new FakeQp(pd, 1).enables(true, false, false, false);
+        assertThat(manager.fastRegister(priv, withKey(mr, 3), empty, va, AddressType.VA_BASED, AccessRights.LOCAL,
+                null)).isNull();
+        assertThat(mr.binding.length()).isZero();
+    }
+
+    @Test
+    void memoryOfAConfinedArenaIsRefused_issue9_item8() {
+        SoftProtectionDomain pd = pd();
+        try (Arena confined = Arena.ofConfined()) {
+            MemorySegment m = confined.allocate(PAGE, PAGE);
+            assertThat(MemoryManager.accessibleFromAnyThread(m)).isFalse();
+            assertThat(statusOf(() -> manager.register(pd, m, AccessRights.LOCAL, 0, AddressType.VA_BASED,
+                    m.address(), false, VerifyHash.SHA_256))).isEqualTo(VerbsStatus.INVALID_PBL_ENTRY);
+            SoftMemoryRegion mr = manager.allocateStag(pd, 1, false);
+            FakeQp priv = new FakeQp(pd, 1).enables(true, false, false, false);
+            assertThat(manager.fastRegister(priv, withKey(mr, 1), m, m.address(), AddressType.VA_BASED,
+                    AccessRights.LOCAL, null)).isEqualTo(WorkCompletionStatus.INVALID_PBL_ENTRY);
+            assertThat(manager.fastRegister(priv, withKey(mr, 1), MemorySegment.ofArray(new byte[64]), 0,
+                    AddressType.ZERO_BASED, AccessRights.LOCAL, null)).isEqualTo(WorkCompletionStatus.INVALID_PBL_ENTRY);
+            assertThat(mr.binding.state()).isEqualTo(StagState.INVALID);
+        }
+        assertThat(MemoryManager.accessibleFromAnyThread(memory(1))).isTrue();
+    }
+
+    @Test
+    void fastRegisterChecksPersistenceAndKeepsTheVerifyHash_V_MR_66_C_VERIFY_002() {
+        SoftProtectionDomain pd = pd();
+        SoftMemoryRegion mr = manager.allocateStag(pd, 2, true);
+        MemorySegment m = memory(1);
+        FakeQp priv = new FakeQp(pd, 1).enables(true, false, false, false);
+        int persistent = AccessRights.LOCAL | AccessRights.REMOTE_WRITE | AccessRights.FLUSHABLE_PERSISTENT;
+        // draft-talpey-rdma-commit-01 §2.4: memory that is not file-mapped cannot be made persistent
+        assertThat(manager.fastRegister(priv, withKey(mr, 1), m, m.address(), AddressType.VA_BASED, persistent, null))
+                .isEqualTo(WorkCompletionStatus.INVALID_ACCESS_RIGHTS);
+        VerifyHash sha512 = VerifyHash.of("SHA-512");
+        assertThat(manager.fastRegister(priv, withKey(mr, 2), m, m.address(), AddressType.VA_BASED,
+                AccessRights.LOCAL | AccessRights.REMOTE_WRITE, sha512)).isNull();
+        assertThat(mr.binding.verifyHash()).isSameAs(sha512);
+        assertThat(manager.invalidateLocal(priv, withKey(mr, 2))).isNull();
+        assertThat(manager.fastRegister(priv, withKey(mr, 3), m, m.address(), AddressType.VA_BASED,
+                AccessRights.LOCAL, null)).isNull();
+        assertThat(mr.binding.verifyHash()).isSameAs(VerifyHash.SHA_256); // none named: the default
+    }
+
+    @Test
+    void bindChecksTheRegionAndTheWindowsBounds_V_MW_9_V_MW_13() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        SoftMemoryRegion mr = region(pd, m);
+        SoftMemoryWindow other = manager.allocateWindow(pd);
+        FakeQp qp = new FakeQp(pd, 5).enables(false, true, false, false);
+        int read = AccessRights.REMOTE_READ;
+        long base = m.address();
+        SoftMemoryWindow mw = manager.allocateWindow(pd);
+        assertThat(manager.bind(qp, withKey(mw, 1), withKey(other, 0), base, 8, AddressType.VA_BASED, read))
+                .isEqualTo(WorkCompletionStatus.INVALID_REGION); // a window is no region
+        assertThat(manager.bind(qp, withKey(mw, 1), withKey(mr, 0x11), base, 8, AddressType.VA_BASED, read))
+                .isEqualTo(WorkCompletionStatus.INVALID_REGION); // wrong key
+        assertThat(manager.bind(qp, withKey(mw, 1), mr.stag(), base, -1, AddressType.VA_BASED, read))
+                .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        assertThat(manager.bind(qp, withKey(mw, 1), mr.stag(), base + PAGE + 1, 0, AddressType.VA_BASED, read))
+                .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        assertThat(manager.bind(qp, withKey(mw, 1), mr.stag(), base - 1, 0, AddressType.VA_BASED, read))
+                .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        assertThat(manager.bind(qp, withKey(mw, 1), mr.stag(), base + 1, PAGE, AddressType.VA_BASED, read))
+                .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        assertThat(mw.binding.state()).isEqualTo(StagState.INVALID);
+        // zero-length windows at both ends of the region are inside it (V-MW-13)
+        for (long va : new long[] {base, base + PAGE}) {
+            assertThat(manager.bind(qp, withKey(mw, 2), mr.stag(), va, 0, AddressType.VA_BASED, read)).isNull();
+            assertThat(mw.binding.baseTo()).isEqualTo(va);
+            assertThat(manager.invalidateLocal(qp, withKey(mw, 2))).isNull();
+        }
+        assertThat(manager.bind(qp, withKey(mw, 3), mr.stag(), base, PAGE, AddressType.VA_BASED, read)).isNull();
+    }
+
+    @Test
+    void regionAndWindowLimitsOfTheRnicCountFreedEntriesBack_V_RNIC_maxMrs() {
+        MemoryManager mm = new MemoryManager(owner, new StagTable(16, MemorySegment.NULL), PAGE, 16, 2, 2,
+                ResourceQuota.UNLIMITED);
+        SoftProtectionDomain pd = new SoftProtectionDomain(mm, owner, 1);
+        MemorySegment m = memory(1);
+        SoftMemoryRegion first = mm.register(pd, m, AccessRights.LOCAL, 0, AddressType.VA_BASED, m.address(), false,
+                VerifyHash.SHA_256);
+        mm.allocateStag(pd, 1, false);
+        assertThatThrownBy(() -> mm.allocateStag(pd, 1, false)).isInstanceOf(VerbsException.class)
+                .hasMessageContaining("region limit 2");
+        first.close();
+        mm.allocateStag(pd, 1, false);
+        SoftMemoryWindow w = mm.allocateWindow(pd);
+        mm.allocateWindow(pd);
+        assertThatThrownBy(() -> mm.allocateWindow(pd)).isInstanceOf(VerbsException.class)
+                .hasMessageContaining("window limit 2");
+        w.close();
+        mm.allocateWindow(pd);
+        assertThat(mm.liveEntries(16)).hasSize(4);
+    }
+
+    @Test
+    void sendWithInvalidateChecksEachRefusal_V_MR_122_V_MW_45() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        SoftMemoryRegion mr = region(pd, m);
+        FakeQp qp = new FakeQp(pd, 1).enables(false, true, true, false);
+        FakeQp sibling = new FakeQp(pd, 2).enables(false, true, true, false);
+        assertThat(manager.invalidateRemote(qp, 0)).isEqualTo(InvalidateRefusal.UNKNOWN_STAG);
+        assertThat(manager.invalidateRemote(qp, withKey(mr, 0x11))).isEqualTo(InvalidateRefusal.UNKNOWN_STAG);
+        SoftMemoryRegion shared = manager.registerShared(pd, mr.stag(), AccessRights.LOCAL | AccessRights.REMOTE_READ,
+                5, AddressType.VA_BASED, m.address(), VerifyHash.SHA_256);
+        assertThat(manager.invalidateRemote(qp, shared.stag())).isEqualTo(InvalidateRefusal.SHARED_REGION);
+        SoftMemoryRegion local = manager.register(pd, m, AccessRights.LOCAL, 6, AddressType.VA_BASED, m.address(),
+                false, VerifyHash.SHA_256);
+        assertThat(manager.invalidateRemote(qp, local.stag()))
+                .isEqualTo(InvalidateRefusal.REGION_WITHOUT_REMOTE_RIGHTS);
+        SoftMemoryRegion target = region(pd, m);
+        SoftMemoryWindow mw = manager.allocateWindow(pd);
+        int window = withKey(mw, 7);
+        assertThat(manager.bind(qp, window, target.stag(), m.address(), 8, AddressType.VA_BASED,
+                AccessRights.REMOTE_READ)).isNull();
+        assertThat(manager.invalidateRemote(qp, target.stag()))
+                .isEqualTo(InvalidateRefusal.REGION_WITH_BOUND_WINDOWS);
+        // a bound window belongs to its QP, not to the PD (RFC 5040 §8.1.1 (7))
+        assertThat(manager.invalidateRemote(sibling, window)).isEqualTo(InvalidateRefusal.WINDOW_OF_OTHER_QP);
+        assertThat(manager.invalidateRemote(qp, withKey(mw, 8))).isEqualTo(InvalidateRefusal.UNKNOWN_STAG);
+        assertThat(manager.invalidateRemote(qp, window)).isNull();
+        assertThat(mw.binding.state()).isEqualTo(StagState.INVALID);
+        assertThat(qp.boundWindows).isZero();
+        assertThat(target.boundWindows).isZero();
+        assertThat(mw.boundQp).isNull();
+        // an Invalid window is the PD's again: another PD's QP may not invalidate it
+        assertThat(manager.invalidateRemote(new FakeQp(pd(), 1).enables(false, false, true, false), window))
+                .isEqualTo(InvalidateRefusal.WINDOW_OF_OTHER_QP);
+        assertThat(manager.invalidateRemote(sibling, window)).isNull();
+        assertThat(manager.invalidateRemote(qp, target.stag())).isNull();
+    }
+
+    /**
+     * R-SEC-016: a revocation swaps the binding and then waits until the placement in progress
+     * left the fence; it must not return while the placement can still write.
+     */
+    private static void assertRevocationWaitsForThePlacement(StagEntry entry, Runnable revoke) throws Exception {
+        StagBinding.Fence fence = StagBinding.Fence.of(entry);
+        StagBinding validated = entry.binding;
+        assertThat(fence.enter(entry, validated)).isTrue();
+        assertThat(fence.active()).isOne();
+        AtomicBoolean returned = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread revoker = Thread.ofPlatform().start(() -> {
+            try {
+                revoke.run();
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+            returned.set(true);
+        });
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (entry.binding == validated) {
+            if (System.nanoTime() > deadline || returned.get()) {
+                fence.exit();
+                fail("the revocation did not swap the binding", failure.get());
+            }
+            Thread.onSpinWait();
+        }
+        for (int i = 0; i < 100_000; i++) {
+            Thread.onSpinWait(); // give a revoker that does not wait every chance to return first
+        }
+        boolean returnedWhilePlacing = returned.get();
+        fence.exit();
+        revoker.join(10_000);
+        assertThat(failure.get()).isNull();
+        assertThat(returned).isTrue();
+        assertThat(returnedWhilePlacing).as("revocation returned while a placement was writing").isFalse();
+        assertThat(fence.active()).isZero();
+    }
+
+    @Test
+    void everyRevocationWaitsForThePlacementInProgress_R_SEC_016() throws Exception {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        FakeQp qp = new FakeQp(pd, 1).enables(true, true, true, true);
+        SoftMemoryRegion a = region(pd, m);
+        assertRevocationWaitsForThePlacement(a, () -> assertThat(manager.invalidateLocal(qp, a.stag())).isNull());
+        SoftMemoryRegion b = region(pd, m);
+        assertRevocationWaitsForThePlacement(b, () -> assertThat(manager.invalidateRemote(qp, b.stag())).isNull());
+        SoftMemoryRegion c = region(pd, m);
+        assertRevocationWaitsForThePlacement(c, () -> c.reregister(pd, memory(1), AccessRights.LOCAL, 0x20,
+                AddressType.ZERO_BASED, 0, false, VerifyHash.SHA_256));
+        SoftMemoryRegion d = region(pd, m);
+        assertRevocationWaitsForThePlacement(d, d::close);
+        SoftMemoryRegion e = region(pd, m);
+        SoftMemoryWindow w = manager.allocateWindow(pd);
+        assertThat(manager.bind(qp, withKey(w, 1), e.stag(), m.address(), 8, AddressType.VA_BASED,
+                AccessRights.REMOTE_READ)).isNull();
+        assertRevocationWaitsForThePlacement(w, w::close);
+    }
+
+    @Test
+    void sharedAndReregisteredRegionsTakeEightBitKeysToo_V_MR_20() {
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        SoftMemoryRegion mr = region(pd, m);
+        for (int key : new int[] {-1, 0x100}) {
+            assertThatThrownBy(() -> manager.registerShared(pd, mr.stag(), AccessRights.LOCAL, key,
+                    AddressType.VA_BASED, m.address(), VerifyHash.SHA_256))
+                    .isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> mr.reregister(pd, m, AccessRights.LOCAL, key, AddressType.VA_BASED,
+                    m.address(), false, VerifyHash.SHA_256)).isInstanceOf(IllegalArgumentException.class);
+        }
+        // refused before anything changed: the region is Valid, unshared, with its key
+        assertThat(mr.query().state()).isEqualTo(StagState.VALID);
+        assertThat(mr.query().shared()).isFalse();
+        assertThat(table.lookupValid(mr.stag())).isSameAs(mr.binding);
+        // a Shared region has the Remote Access Flag exactly when it has remote rights (Verbs §7.3.2.4)
+        SoftMemoryRegion local = manager.registerShared(pd, mr.stag(), AccessRights.LOCAL, 0xFF,
+                AddressType.VA_BASED, m.address(), VerifyHash.SHA_256);
+        assertThat(local.query().remoteAccess()).isFalse();
+        assertThat(local.stag() & 0xFF).isEqualTo(0xFF);
+        SoftMemoryRegion remote = manager.registerShared(pd, mr.stag(), AccessRights.LOCAL | AccessRights.REMOTE_READ,
+                0, AddressType.VA_BASED, m.address(), VerifyHash.SHA_256);
+        assertThat(remote.query().remoteAccess()).isTrue();
     }
 }

@@ -5,7 +5,12 @@ import io.jrnic.api.AddressType;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.RnicConfig;
+import io.jrnic.api.StagState;
+import io.jrnic.api.ResourceQuota;
+import io.jrnic.api.VerbsException;
+import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.VerifyHash;
+import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.rdmap.RdmapError;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +20,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * STag indices: a table slot below random bits, so they cannot be predicted (RFC 5042 §5.1.2);
@@ -100,5 +106,106 @@ class StagTableTest extends MemoryFixture {
                 .isEqualTo(RdmapError.STAG_NOT_ASSOCIATED);
         assertThat(table.checkRequestTarget(pd, 7, stag, m.address(), 65, read, 0, true))
                 .isEqualTo(RdmapError.BASE_OR_BOUNDS_VIOLATION);
+    }
+
+    @Test
+    void anStagWhoseLow24BitsAreZeroIsAnOrdinaryStag_V_MR_19() {
+        // slot 0x10000 of a 17-bit table: index = random << 17 | 0x10000, so with key 0 the STag's
+        // low 24 bits are all zero; only index 0 (the top 24 bits) is STag 0 (Verbs §7.2.1)
+        StagTable big = new StagTable(0x10001, MemorySegment.NULL);
+        for (int i = 1; i < 0x10000; i++) {
+            big.reserve();
+        }
+        MemoryManager mm = new MemoryManager(owner, big, PAGE, 16, 4, 4, ResourceQuota.UNLIMITED);
+        SoftProtectionDomain pd = new SoftProtectionDomain(mm, owner, 1);
+        MemorySegment m = memory(1);
+        int rights = AccessRights.LOCAL | AccessRights.REMOTE_READ | AccessRights.REMOTE_WRITE
+                | AccessRights.BIND_WINDOW;
+        SoftMemoryRegion mr = mm.register(pd, m, rights, 0, AddressType.VA_BASED, m.address(), true,
+                VerifyHash.SHA_256);
+        int stag = mr.stag();
+        assertThat(stag & 0xFF_FFFF).isZero();
+        assertThat(stag).isNotZero();
+        long to = m.address();
+        assertThat(big.checkLocal(stag, to, 8, pd, false, AccessRights.LOCAL_READ)).isNull();
+        assertThat(big.checkRequestTarget(pd, 1, stag, to, 8, AccessRights.REMOTE_READ, 0, true)).isNull();
+        SoftMemoryWindow mw = mm.allocateWindow(pd);
+        FakeQp qp = new FakeQp(pd, 1).enables(false, true, false, true);
+        assertThat(mm.bind(qp, mw.stag(), stag, to, 8, AddressType.VA_BASED, AccessRights.REMOTE_READ)).isNull();
+        assertThat(mm.invalidateLocal(qp, mw.stag())).isNull();
+        assertThat(mm.invalidateRemote(qp, stag)).isNull();
+        assertThat(mr.binding.state()).isEqualTo(StagState.INVALID);
+        assertThat(mm.invalidateLocal(qp, stag)).isNull(); // Invalid already: allowed again (§7.8)
+    }
+
+    @Test
+    void stagZeroReachesExactlyThePhysicalMemory_V_MR_19() {
+        MemorySegment physical = memory(1);
+        StagTable t = new StagTable(8, physical);
+        SoftProtectionDomain pd = pd();
+        long base = physical.address();
+        int read = AccessRights.LOCAL_READ;
+        assertThat(t.checkLocal(0, base, PAGE, pd, true, read)).isNull();
+        assertThat(t.checkLocal(0, base + PAGE - 1, 1, pd, true, AccessRights.LOCAL_WRITE)).isNull();
+        assertThat(t.checkLocal(0, base - 1, 1, pd, true, read))
+                .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        assertThat(t.checkLocal(0, base + PAGE, 1, pd, true, read))
+                .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        assertThat(t.checkLocal(0, base + 1, PAGE, pd, true, read))
+                .isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        // enabled per QP (V-QP-12); index 0 with a key is no STag at all
+        assertThat(t.checkLocal(0, base, 1, pd, false, read)).isEqualTo(WorkCompletionStatus.INVALID_STAG);
+        assertThat(t.checkLocal(5, base, 1, pd, true, read)).isEqualTo(WorkCompletionStatus.INVALID_STAG);
+        assertThat(t.resolveMemory(0, base + 10)).isEqualTo(physical);
+        assertThat(t.resolveOffset(0, base + 10)).isEqualTo(10);
+        // an unknown STag resolves to nothing
+        assertThat(t.resolveMemory(0x1234_5601, base)).isEqualTo(MemorySegment.NULL);
+        assertThat(t.resolveOffset(0x1234_5601, base)).isZero();
+    }
+
+    @Test
+    void everySlotOfTheTableIsUsableAndAFreedSlotIsReused_V_MR_19() {
+        StagTable small = new StagTable(3, MemorySegment.NULL);
+        MemoryManager mm = new MemoryManager(owner, small, PAGE, 16, 8, 8, ResourceQuota.UNLIMITED);
+        SoftProtectionDomain pd = new SoftProtectionDomain(mm, owner, 1);
+        MemorySegment m = memory(1);
+        SoftMemoryRegion[] regions = new SoftMemoryRegion[3];
+        for (int i = 0; i < 3; i++) {
+            regions[i] = mm.register(pd, m, AccessRights.LOCAL, i, AddressType.VA_BASED, m.address(), false,
+                    VerifyHash.SHA_256);
+            assertThat(small.lookupValid(regions[i].stag())).isSameAs(regions[i].binding);
+        }
+        assertThat(mm.liveEntries(3)).containsExactlyInAnyOrder(regions);
+        assertThatThrownBy(() -> mm.allocateWindow(pd)).isInstanceOf(VerbsException.class)
+                .hasMessageContaining("STag table full");
+        regions[1].close();
+        assertThat(small.lookup(regions[1].stag())).isNull();
+        assertThat(mm.liveEntries(3)).containsExactlyInAnyOrder(regions[0], regions[2]);
+        SoftMemoryWindow mw = mm.allocateWindow(pd); // the freed slot
+        assertThat(mm.liveEntries(3)).containsExactlyInAnyOrder(regions[0], mw, regions[2]);
+        mw.close();
+        assertThat(mm.liveEntries(3)).containsExactlyInAnyOrder(regions[0], regions[2]);
+        assertThat(mm.register(pd, m, AccessRights.LOCAL, 9, AddressType.VA_BASED, m.address(), false,
+                VerifyHash.SHA_256)).isNotNull();
+    }
+
+    @Test
+    void liveEntriesFindsEntriesWhateverTheirRandomBits_V_RNIC_Close() {
+        // the fixture's table has 64 slots and 17 random bits above them (R-SEC-018)
+        SoftProtectionDomain pd = pd();
+        MemorySegment m = memory(1);
+        SoftMemoryRegion mr = manager.register(pd, m, AccessRights.LOCAL, 1, AddressType.VA_BASED, m.address(),
+                false, VerifyHash.SHA_256);
+        SoftMemoryWindow mw = manager.allocateWindow(pd);
+        assertThat(mr.index >>> 7 | mw.index >>> 7).as("random bits").isNotZero();
+        assertThat(manager.liveEntries(64)).containsExactlyInAnyOrder(mr, mw);
+    }
+
+    @Test
+    void theLargestTableHas24SlotBitsAndNoRandomBits_R_SEC_018() {
+        StagTable largest = new StagTable(1 << 23, MemorySegment.NULL); // slots 1 .. 2^23: 24 bits
+        assertThat(largest.reserve()).isOne();
+        assertThatThrownBy(() -> new StagTable(1 << 24, MemorySegment.NULL))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }
