@@ -118,6 +118,8 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
     private long linkDirectCounted;
     /** The QP is closing: a segment other than a Terminate is a Bad Close (Verbs §6.2.5). */
     boolean closing;
+    /** A valid Terminate was delivered: the stream has ended (RFC 5040 §5.4). */
+    private boolean terminateReceived;
 
     // verdict of the segment in progress
     private boolean prevalidated;
@@ -353,6 +355,12 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
     public void onError(DeframeFault fault) {
         if (holding) {
             heldFault = fault; // acted on after the held ULPDUs, in stream order
+            return;
+        }
+        if (terminateReceived) {
+            // RFC 5040 §5.4 (R-TERM-021): after a Terminate nothing more on the stream is processed,
+            // so a framing fault behind it is neither reported nor answered with a Terminate of our
+            // own (R-TERM-048), as DDP drops any segment behind it
             return;
         }
         if (fault == DeframeFault.CRC_MISMATCH) {
@@ -1055,6 +1063,7 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
     /** RFC 5040 §5.4: a Terminate is delivered to the QP, decoded leniently, never answered (R-TERM-048). */
     private void terminate(MemorySegment segment, long at, int length) {
         ddp.stop();
+        terminateReceived = true;
         TerminateMessage m = decodeTerminate(segment, at, length);
         engine.terminateReceived(m, null);
         engine.upcalls.terminateReceived(m);
