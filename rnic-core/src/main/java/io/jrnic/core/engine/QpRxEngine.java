@@ -418,10 +418,13 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
                 yield w == null ? NO_BUFFER : immediateData ? ANY_LENGTH : w.totalLength();
             }
             // R-READ-026: a Read Request always finds its 28-byte IRRQ slot; IRD is counted by RDMAP;
-            // RFC 7306 §5.2.1 (A-ATOM-032): an Atomic Request likewise finds its 52-byte slot
+            // RFC 7306 §5.2.1 (A-ATOM-032): an Atomic Request likewise finds its 52-byte slot, on a
+            // stream with atomics only: elsewhere its opcode is reserved, which RDMAP names next
+            // (R-HDR-027, R-ERR-021, A-ATOM-003) rather than DDP as a message too long
             case DdpReceiver.QN_READ_REQUEST -> op == RdmapOpcode.READ_REQUEST
                     ? ReadRequestHeaderFlyweight.HEADER_LENGTH
-                    : op == RdmapOpcode.ATOMIC_REQUEST ? AtomicRequestHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
+                    : op == RdmapOpcode.ATOMIC_REQUEST && engine.atomicsEnabled
+                    ? AtomicRequestHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
             // RFC 7306 §5.2.2 (A-ATOM-040/042): one 12-byte buffer per outstanding atomic; whether the
             // ORD head is one is RDMAP's check at examine (0/2/0x06, A-ATOM-044)
             case DdpReceiver.QN_ATOMIC_RESPONSE -> op == RdmapOpcode.ATOMIC_RESPONSE

@@ -112,6 +112,11 @@ public final class EngineFuzzSeeds {
         // answered with a Terminate (RFC 5040 §5.4, R-TERM-021, R-TERM-048)
         write(dir, "terminate-then-short-segment", new Input().terminate(RdmapError.INVALID_STAG)
                 .raw(RAW, new byte[] {(byte) 0xC1, 0x43, 0, 0, 0}));
+        // found by the long run of issue 13 (minimized): an Atomic Request on a stream without RFC 7306
+        // was given its 52-byte slot, so a longer one failed as DDP 1/2/0x05, not RDMAP 0/2/0x06
+        byte[] atomic = java.util.Arrays.copyOf(new Input().readRequest(RAW, 1, 0, 16).last, 18 + 60);
+        atomic[1] = (byte) (atomic[1] & 0xF0 | 0xA);    // RFC 7306 §4.1: Atomic Request, QN 1
+        write(dir, "atomic-request-without-atomics-too-long", new Input().raw(RAW, atomic));
         // small reads (mode bits 4-6 of the first record, EngineReceiveFuzzTest.MAX_CHUNKS): the
         // payload is placed directly into the region or the receive buffer the header names
         write(dir, "write-writable-small-reads", smallReads(new Input().write(WRITABLE | rel, 0, 256, true), 3));

@@ -239,7 +239,9 @@ final class ReceiveClassifier {
                 receivesLeft--;
                 cap = receiveLength;
             } else if (qn == 1 && op == OP_READ_REQUEST) {
-                cap = READ_REQUEST_LENGTH; // R-READ-026: the IRRQ slot takes the 28-byte header
+                // R-READ-026: the IRRQ slot takes the 28-byte header; no other opcode has a buffer on
+                // QN 1 of an RFC 5040 stream (Atomic Requests are RFC 7306's, R-HDR-027)
+                cap = READ_REQUEST_LENGTH;
             }
             inProgress[qn] = true;
             capacity[qn] = cap;
@@ -249,6 +251,11 @@ final class ReceiveClassifier {
             return reject(i, "MO " + mo + " after " + accepted[qn], DDP_INVALID_MO);       // check 3
         }
         if (mo + payload > capacity[qn]) {
+            if (qn == 1 && rv != 1) {
+                // the IRRQ slot (R-READ-026) is a Read Request's whatever its RV: DDP's check 4 or
+                // RDMAP's version check (RFC 5040 §7.2 (1) before (3)) may name it
+                return reject(i, "Read Request of RV " + rv + " longer than its slot", DDP_TOO_LONG, RDMAP_VERSION);
+            }
             return reject(i, "message longer than its buffer", DDP_TOO_LONG);           // check 4
         }
         // RFC 5040 §7.2 (2)(3): version, then opcode for this queue
