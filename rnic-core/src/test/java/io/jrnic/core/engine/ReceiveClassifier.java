@@ -16,9 +16,10 @@ import java.util.TreeSet;
  *
  * <p>Where the specs leave the choice open, the verdict is the set of codes they allow:
  * <ul>
- *   <li>a tagged segment whose TO + length wraps: RFC 5041 §7.1 check 4 (bounds, 1/1/0x01) or
- *       check 5 (TO wrap, 1/1/0x03) may be the one that fails first; a Read Request whose source
- *       TO + size wraps: RFC 5040 §7.2 (4d) 0/1/0x01 or (4e) 0/1/0x04;</li>
+ *   <li>a tagged segment whose TO (inside the buffer) + length wraps: RFC 5041 §7.1 check 4
+ *       (bounds, 1/1/0x01) or check 5 (TO wrap, 1/1/0x03) may be the one that fails first; a Read
+ *       Request whose source TO + size wraps, wherever TO is: RFC 5040 §7.2 (4c)/(4d) 0/1/0x01 or
+ *       (4e) 0/1/0x04 (checklist AMB-05 checks the wrap "separately");</li>
  *   <li>a Read Request whose source lacks Remote Read: §7.2 lists no rights check (checklist AMB-10,
  *       R-ERR-031), so 0/1/0x02 may come before or after the bounds checks;</li>
  *   <li>a tagged segment with payload that is neither an RDMA Write nor a Read Response the QP
@@ -296,6 +297,10 @@ final class ReceiveClassifier {
                 return reject(i, "Read source of another PD", RDMAP_NOT_ASSOCIATED);     // (4b)
             }
             Verdict v = bounds(i, to, size, s.base, s.length, RDMAP_BASE_BOUNDS, RDMAP_TO_WRAP);
+            if (Long.compareUnsigned(to + size, to) < 0) {
+                // (4c)/(4d) fail too, and the checklist fixes no order between them and (4e) (AMB-05)
+                v = reject(i, "Read source TO + size wraps", RDMAP_BASE_BOUNDS, RDMAP_TO_WRAP);
+            }
             if (!s.remoteRead) {
                 // AMB-10, R-ERR-031: the rights check has no place in §7.2's order
                 Set<Integer> codes = new TreeSet<>(v == null ? Set.of() : v.codes);
