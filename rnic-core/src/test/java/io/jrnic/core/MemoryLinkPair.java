@@ -65,12 +65,34 @@ public final class MemoryLinkPair implements AutoCloseable {
 
     public final Endpoint a;
     public final Endpoint b;
+    /** The one loop both sides share when the pair runs on the caller's thread, else null. */
+    private final CallerLoop loop;
 
     public MemoryLinkPair(Options options) {
-        a = new Endpoint("A", options);
-        b = new Endpoint("B", options);
+        this(options, null);
+    }
+
+    private MemoryLinkPair(Options options, CallerLoop loop) {
+        this.loop = loop;
+        a = new Endpoint("A", options, loop);
+        b = new Endpoint("B", options, loop);
         a.peer = b;
         b.peer = a;
+    }
+
+    /**
+     * A pair with no threads of its own: both sides' tasks go to one queue that runs on the thread
+     * that calls {@link #settle()} or an endpoint's {@link Endpoint#barrier()}, in the order they were
+     * posted (one of the interleavings two event loops allow). For tests that run many short
+     * connections, e.g. a fuzz target: no thread start or hand-off per input. A task's exception
+     * propagates out of the call that runs it. Timers ({@link Endpoint#schedulePeriodic}) still post
+     * from the shared timer thread and run at the next settle.
+     *
+     * @param options the link options
+     * @return the pair; use it from one thread only
+     */
+    public static MemoryLinkPair onCallerThread(Options options) {
+        return new MemoryLinkPair(options, new CallerLoop());
     }
 
     /** The TCP connection is lost under both sides (timeout): both report CONNECTION_LOST. */
@@ -83,6 +105,10 @@ public final class MemoryLinkPair implements AutoCloseable {
      * Waits until both event loops have run everything queued so far (one round).
      */
     public void settle() {
+        if (loop != null) {
+            loop.drain();
+            return;
+        }
         for (int i = 0; i < 4; i++) {
             a.barrier();
             b.barrier();
@@ -95,11 +121,65 @@ public final class MemoryLinkPair implements AutoCloseable {
         b.executor.shutdownNow();
     }
 
+    /**
+     * The event loop of {@link #onCallerThread}: a queue of tasks run by whoever drains it. Posting is
+     * thread-safe (the timer posts from its thread); draining is for one thread.
+     */
+    private static final class CallerLoop extends java.util.concurrent.AbstractExecutorService {
+        private final java.util.concurrent.ConcurrentLinkedQueue<Runnable> tasks =
+                new java.util.concurrent.ConcurrentLinkedQueue<>();
+        private volatile boolean shutdown;
+
+        @Override
+        public void execute(Runnable task) {
+            if (!shutdown) {   // as the threaded loops' DiscardPolicy: tasks after close are dropped
+                tasks.add(task);
+            }
+        }
+
+        /** Runs tasks, including those they post, until none is left. */
+        void drain() {
+            Runnable t;
+            while (!shutdown && (t = tasks.poll()) != null) {
+                t.run();
+            }
+        }
+
+        @Override
+        public void shutdown() {
+            shutdown = true;
+            tasks.clear();
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shutdown();
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return shutdown;
+        }
+    }
+
     /** One side of the pipe. */
     public static final class Endpoint implements FpduLink {
         final String name;
         final Options options;
         final ExecutorService executor;
+        /** The shared loop of {@link #onCallerThread}, or null: the side has its own thread. */
+        private final CallerLoop loop;
         final FpduWriter writer;
         private final Random random;
         Endpoint peer;
@@ -134,17 +214,22 @@ public final class MemoryLinkPair implements AutoCloseable {
         /** Times reading was paused (tests). */
         volatile int pauses;
 
-        Endpoint(String name, Options options) {
+        Endpoint(String name, Options options, CallerLoop loop) {
             this.name = name;
             this.options = options;
+            this.loop = loop;
+            this.executor = loop != null ? loop : threadedLoop(name);
+            this.writer = new FpduWriter(options.markers(), options.crc());
+            this.random = new Random(options.seed() ^ name.hashCode());
+        }
+
+        private static ExecutorService threadedLoop(String name) {
             // tasks posted after the test shut the loop down (engine resets on RNIC close) are dropped
-            this.executor = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
+            return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), r -> {
                 Thread t = new Thread(r, "link-" + name);
                 t.setDaemon(true);
                 return t;
             }, new ThreadPoolExecutor.DiscardPolicy());
-            this.writer = new FpduWriter(options.markers(), options.crc());
-            this.random = new Random(options.seed() ^ name.hashCode());
         }
 
         @Override
@@ -402,12 +487,16 @@ public final class MemoryLinkPair implements AutoCloseable {
         /** Frames a raw ULPDU into its FPDU's bytes on this endpoint's loop (which owns the writer). */
         byte[] frame(byte[] ulpdu) {
             try {
-                return executor.submit(() -> {
+                java.util.concurrent.Future<byte[]> wire = executor.submit(() -> {
                     int n = writer.write(MemorySegment.ofArray(ulpdu), 0, ulpdu.length, frame, 0);
-                    byte[] wire = new byte[n];
-                    MemorySegment.copy(frame, 0, MemorySegment.ofArray(wire), 0, n);
-                    return wire;
-                }).get(10, TimeUnit.SECONDS);
+                    byte[] w = new byte[n];
+                    MemorySegment.copy(frame, 0, MemorySegment.ofArray(w), 0, n);
+                    return w;
+                });
+                if (loop != null) {
+                    loop.drain();
+                }
+                return wire.get(10, TimeUnit.SECONDS);
             } catch (Exception e) {
                 throw new AssertionError("framing on " + name + " failed", e);
             }
@@ -435,6 +524,10 @@ public final class MemoryLinkPair implements AutoCloseable {
         }
 
         public void barrier() {
+            if (loop != null) {
+                loop.drain();
+                return;
+            }
             try {
                 executor.submit(() -> { }).get(10, TimeUnit.SECONDS);
             } catch (Exception e) {

@@ -118,6 +118,8 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
     private long linkDirectCounted;
     /** The QP is closing: a segment other than a Terminate is a Bad Close (Verbs §6.2.5). */
     boolean closing;
+    /** A valid Terminate was delivered: the stream has ended (RFC 5040 §5.4). */
+    private boolean terminateReceived;
 
     // verdict of the segment in progress
     private boolean prevalidated;
@@ -355,6 +357,12 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
             heldFault = fault; // acted on after the held ULPDUs, in stream order
             return;
         }
+        if (terminateReceived) {
+            // RFC 5040 §5.4 (R-TERM-021): after a Terminate nothing more on the stream is processed,
+            // so a framing fault behind it is neither reported nor answered with a Terminate of our
+            // own (R-TERM-048), as DDP drops any segment behind it
+            return;
+        }
         if (fault == DeframeFault.CRC_MISMATCH) {
             engine.crcError();
         }
@@ -410,10 +418,13 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
                 yield w == null ? NO_BUFFER : immediateData ? ANY_LENGTH : w.totalLength();
             }
             // R-READ-026: a Read Request always finds its 28-byte IRRQ slot; IRD is counted by RDMAP;
-            // RFC 7306 §5.2.1 (A-ATOM-032): an Atomic Request likewise finds its 52-byte slot
+            // RFC 7306 §5.2.1 (A-ATOM-032): an Atomic Request likewise finds its 52-byte slot, on a
+            // stream with atomics only: elsewhere its opcode is reserved, which RDMAP names next
+            // (R-HDR-027, R-ERR-021, A-ATOM-003) rather than DDP as a message too long
             case DdpReceiver.QN_READ_REQUEST -> op == RdmapOpcode.READ_REQUEST
                     ? ReadRequestHeaderFlyweight.HEADER_LENGTH
-                    : op == RdmapOpcode.ATOMIC_REQUEST ? AtomicRequestHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
+                    : op == RdmapOpcode.ATOMIC_REQUEST && engine.atomicsEnabled
+                    ? AtomicRequestHeaderFlyweight.HEADER_LENGTH : ANY_LENGTH;
             // RFC 7306 §5.2.2 (A-ATOM-040/042): one 12-byte buffer per outstanding atomic; whether the
             // ORD head is one is RDMAP's check at examine (0/2/0x06, A-ATOM-044)
             case DdpReceiver.QN_ATOMIC_RESPONSE -> op == RdmapOpcode.ATOMIC_RESPONSE
@@ -1055,6 +1066,7 @@ public final class QpRxEngine implements PlacementHandler, UntaggedBufferResolve
     /** RFC 5040 §5.4: a Terminate is delivered to the QP, decoded leniently, never answered (R-TERM-048). */
     private void terminate(MemorySegment segment, long at, int length) {
         ddp.stop();
+        terminateReceived = true;
         TerminateMessage m = decodeTerminate(segment, at, length);
         engine.terminateReceived(m, null);
         engine.upcalls.terminateReceived(m);

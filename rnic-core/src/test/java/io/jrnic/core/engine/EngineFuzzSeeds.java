@@ -108,6 +108,29 @@ public final class EngineFuzzSeeds {
         write(dir, "write-then-send-then-read", new Input().write(WINDOW | rel, 8, 32, true)
                 .send(RdmapOpcode.SEND_SE, 1, 0, 100, true, 0).readRequest(WRITABLE | rel, 1, 32, 200)
                 .readResponse(SINK | rel, 0, READ_LENGTH, true).send(RdmapOpcode.SEND, 2, 0, 1, true, 0));
+        // found by the long run of issue 13 (minimized): a framing fault behind a valid Terminate was
+        // answered with a Terminate (RFC 5040 §5.4, R-TERM-021, R-TERM-048)
+        write(dir, "terminate-then-short-segment", new Input().terminate(RdmapError.INVALID_STAG)
+                .raw(RAW, new byte[] {(byte) 0xC1, 0x43, 0, 0, 0}));
+        // found by the long run of issue 13 (minimized): an Atomic Request on a stream without RFC 7306
+        // was given its 52-byte slot, so a longer one failed as DDP 1/2/0x05, not RDMAP 0/2/0x06
+        byte[] atomic = java.util.Arrays.copyOf(new Input().readRequest(RAW, 1, 0, 16).last, 18 + 60);
+        atomic[1] = (byte) (atomic[1] & 0xF0 | 0xA);    // RFC 7306 §4.1: Atomic Request, QN 1
+        write(dir, "atomic-request-without-atomics-too-long", new Input().raw(RAW, atomic));
+        // small reads (mode bits 4-6 of the first record, EngineReceiveFuzzTest.MAX_CHUNKS): the
+        // payload is placed directly into the region or the receive buffer the header names
+        write(dir, "write-writable-small-reads", smallReads(new Input().write(WRITABLE | rel, 0, 256, true), 3));
+        write(dir, "send-three-small-reads", smallReads(new Input().send(RdmapOpcode.SEND, 1, 0, 100, true, 0)
+                .send(RdmapOpcode.SEND_SE, 2, 0, 10, true, 0).send(RdmapOpcode.SEND, 3, 0, 0, true, 0), 4));
+        write(dir, "read-response-two-segments-small-reads", smallReads(new Input()
+                .readResponse(SINK | rel, 0, 150, false).readResponse(SINK | rel, 150, 50, true), 2));
+        write(dir, "write-past-end-small-reads", smallReads(new Input().write(WRITABLE | rel, 250, 16, true), 1));
+    }
+
+    /** The input with the link's largest read set to {@code MAX_CHUNKS[k]}. */
+    private static Input smallReads(Input in, int k) {
+        in.chunk = k;
+        return in;
     }
 
     /** The last ULPDU of an input, with its RDMAP opcode changed. */
@@ -139,6 +162,8 @@ public final class EngineFuzzSeeds {
     private static final class Input {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         byte[] last;
+        /** Bits 4-6 of the first mode byte (EngineReceiveFuzzTest.MAX_CHUNKS). */
+        int chunk;
 
         Input write(int mode, long to, int length, boolean last) {
             return tagged(mode, RdmapOpcode.RDMA_WRITE, to, length, last);
@@ -190,6 +215,8 @@ public final class EngineFuzzSeeds {
     }
 
     private static void write(Path dir, String name, Input in) throws IOException {
-        Files.write(dir.resolve(name), in.out.toByteArray());
+        byte[] bytes = in.out.toByteArray();
+        bytes[0] |= (byte) (in.chunk << 4);
+        Files.write(dir.resolve(name), bytes);
     }
 }

@@ -98,6 +98,23 @@ class RawPeerTerminateTest {
     }
 
     @Test
+    void aFramingFaultBehindAReceivedTerminateIsIgnored_R_TERM_021_R_TERM_048() throws Exception {
+        connectWithReadOutstanding();
+        // one TCP write: a valid Terminate, then an FPDU whose ULPDU_Length (5) is below any DDP header
+        // (on its own 1/0/0x00, Verbs §8.3.3); found by EngineReceiveFuzzTest's long run
+        java.io.ByteArrayOutputStream both = new java.io.ByteArrayOutputStream();
+        RawFpdus.send(both, Wire.concat(Wire.untagged(Wire.TERMINATE, true, 0, 2, 1, 0, INVALID_STAG_TERMINATE),
+                COPIED_HEADER));
+        RawFpdus.send(both, new byte[] {(byte) 0xC1, 0x43, 0, 0, 0});
+        peer.raw.getOutputStream().write(both.toByteArray());
+
+        // RFC 5040 §5.4: the stream ended with the Terminate; nothing behind it is reported or answered
+        assertOnlyTheCloseFollowsAndFinish();
+        assertThat(peer.eventTypes()).containsExactly(AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
+        assertThat(peer.qp.query().terminateMessage().terminateControl()).isEqualTo(0x1100);
+    }
+
+    @Test
     void terminateCompletesTheWorkInProgressWithRemoteTerminationError_V_ERR_46_V_CM_14() throws Exception {
         connectWithReadOutstanding();
         MemoryRegion sink = peer.pd.registerMemory(peer.rnic.allocateMemory(4096, 4096), RawInitiator.RIGHTS);
