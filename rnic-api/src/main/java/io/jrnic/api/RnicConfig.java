@@ -42,6 +42,7 @@ public final class RnicConfig {
     private IoMode ioMode = IoMode.EVENT_LOOP;
     private IoTransport ioTransport = IoTransport.AUTO;
     private Duration pollingTakeover = Duration.ofMillis(1);
+    private Duration pollingSpin = Duration.ofNanos(50_000);
 
     /** Creates a configuration with the defaults. */
     public RnicConfig() {
@@ -522,6 +523,38 @@ public final class RnicConfig {
      */
     public Duration pollingTakeover() {
         return pollingTakeover;
+    }
+
+    /**
+     * In {@link IoMode#POLLING}: how long the RNIC's I/O thread, once it has served a connection that
+     * no application thread drove (a passive RDMA target, a responder to Reads whose CQ nobody
+     * polls), keeps passing over its sockets without sleeping after the last work it found. A request
+     * that follows within that time (the next Read of a peer in a ping-pong, the next Write of a
+     * stream) then meets no wake-up of a sleeping thread; the cost is the I/O thread's CPU for that
+     * long after every burst. The I/O thread stops spinning at once when an application thread drives
+     * the connection again. Zero turns the spin off (the I/O thread sleeps as soon as the sockets
+     * are idle). Default 50 us.
+     *
+     * @param pollingSpin zero or positive
+     * @return this
+     * @throws IllegalArgumentException if pollingSpin is null or negative
+     */
+    public RnicConfig pollingSpin(Duration pollingSpin) {
+        if (pollingSpin == null || pollingSpin.isNegative()) {
+            throw new IllegalArgumentException("pollingSpin must not be negative: " + pollingSpin);
+        }
+        this.pollingSpin = pollingSpin;
+        return this;
+    }
+
+    /**
+     * How long the I/O thread of a connection in polling mode keeps serving its sockets without
+     * sleeping after the last work it found.
+     *
+     * @return the duration; 50 us unless set
+     */
+    public Duration pollingSpin() {
+        return pollingSpin;
     }
 
     /**

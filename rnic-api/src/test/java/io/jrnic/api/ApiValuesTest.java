@@ -101,4 +101,17 @@ class ApiValuesTest {
         assertThat(e.postedCount()).isEqualTo(3);
         assertThat(e.getMessage()).startsWith("TOO_MANY_WRS_POSTED: full");
     }
+
+    @Test
+    void pollingSettingsAreCheckedAndTheSpinMayBeTurnedOff() {
+        RnicConfig c = new RnicConfig();
+        assertThat(c.pollingSpin()).isEqualTo(java.time.Duration.ofNanos(50_000));
+        assertThat(c.pollingSpin(java.time.Duration.ZERO).pollingSpin()).isZero();
+        assertThatThrownBy(() -> c.pollingSpin(java.time.Duration.ofNanos(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollingSpin");
+        assertThatThrownBy(() -> c.pollingSpin(null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollingSpin");
+        assertThatThrownBy(() -> c.pollingTakeover(java.time.Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollingTakeover");
+    }
 }

@@ -133,7 +133,8 @@ public final class SoftRnic implements Rnic {
                 .readLimits(c.maxIrd(), c.maxOrd()).privilegedConsumer(c.privilegedConsumer())
                 .physicalMemory(c.physicalMemory()).extensions(c.extensions())
                 .pdQuota(c.pdQuota()).srqFairShare(c.srqFairShare()).packetCapture(c.packetCapture())
-                .ioMode(c.ioMode()).ioTransport(c.ioTransport()).pollingTakeover(c.pollingTakeover());
+                .ioMode(c.ioMode()).ioTransport(c.ioTransport()).pollingTakeover(c.pollingTakeover())
+                .pollingSpin(c.pollingSpin());
     }
 
     /**

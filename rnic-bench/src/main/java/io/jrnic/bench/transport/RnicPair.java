@@ -70,6 +70,8 @@ public final class RnicPair implements AutoCloseable {
     /** RnicConfig.pollingTakeover in microseconds: {@code -Djrnic.bench.pollingTakeoverMicros}, default 1000. */
     static final Duration POLLING_TAKEOVER = Duration.ofNanos(1000
             * Long.getLong("jrnic.bench.pollingTakeoverMicros", 1000));
+    /** RnicConfig.pollingSpin in microseconds: {@code -Djrnic.bench.pollingSpinMicros}, default 50. */
+    static final Duration POLLING_SPIN = Duration.ofNanos(1000 * Long.getLong("jrnic.bench.pollingSpinMicros", 50));
 
     private final boolean crc;
     private final Side active;
@@ -250,7 +252,7 @@ public final class RnicPair implements AutoCloseable {
 
         Side(String name, Depths depths) {
             rnic = Rnic.open(new RnicConfig().name(name).ioMode(IO_MODE).pollingTakeover(POLLING_TAKEOVER)
-                    .ioTransport(ioTransport()));
+                    .pollingSpin(POLLING_SPIN).ioTransport(ioTransport()));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
                 pd = rnic.allocatePd();

@@ -233,7 +233,8 @@ public final class SoftConnectionManager implements ConnectionManager {
         TransportConfig config = TransportConfig.builder().setupTimeout(s.setupTimeout())
                 .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
                 .emss(s.emss()).ioMode(rnic.config().ioMode()).ioTransport(ioTransport)
-                .pollingTakeover(rnic.config().pollingTakeover()).build();
+                .pollingTakeover(rnic.config().pollingTakeover())
+                .pollingSpin(rnic.config().pollingSpin()).build();
         if (capture == null && rnic.config().packetCapture() != null) {
             capture = PacketCapture.open(rnic.config().packetCapture(), rnic.name());
         }

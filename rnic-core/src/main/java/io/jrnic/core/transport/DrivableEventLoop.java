@@ -43,6 +43,8 @@ import java.util.concurrent.locks.LockSupport;
  *  drive(): CAS slot ─► selectNow,        while an application thread drove in the last
  *           tasks ─► release, stamp       takeover period: park (stay out of the way)
  *           lastDriven                    otherwise: CAS slot ─► blocking select ─► tasks
+ *                                         after a turn with work: non-blocking passes until
+ *                                         pollingSpin goes by idle or an application drives
  *  drive() while the I/O thread blocks:   ◄── handBack + wakeup: it releases the slot and
  *           ask for the loop back              parks for a takeover period
  * </pre>
@@ -62,6 +64,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private static final int SHUTTING_DOWN = 1;
     private static final int SHUTDOWN = 2;
     private static final int TERMINATED = 3;
+    /**
+     * The I/O thread's spin of {@code IoMode.BUSY_POLLING}: it never blocks nor parks and drives
+     * whenever the slot is free.
+     */
+    static final long SPIN_ALWAYS = Long.MAX_VALUE;
     /** Empty passes of a spinning I/O thread between two yields of its core. */
     private static final int SPIN_YIELD_EVERY = 64;
     /** Tasks one drive runs at most: the rest wait for the next drive, so the sockets are looked at. */
@@ -78,8 +85,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final Promise<Void> terminationFuture = new DefaultPromise<>(GlobalEventExecutor.INSTANCE);
     /** An application thread that drove within this time keeps the I/O thread out. */
     private final long takeoverNanos;
-    /** IoMode.BUSY_POLLING: the I/O thread never blocks nor parks; it drives whenever the slot is free. */
-    private final boolean spin;
+    /**
+     * How long the I/O thread, after a turn that found work, keeps passing over the sockets without
+     * blocking after the last work ({@code RnicConfig.pollingSpin}); {@link #SPIN_ALWAYS}: forever.
+     */
+    private final long spinNanos;
     /** When an application thread last released the slot (System.nanoTime()). */
     private volatile long lastDriven;
     /** The I/O thread holds the slot and may be blocked in the selector: wake it for tasks. */
@@ -137,14 +147,15 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      * @param threads       starts the I/O thread (the group's thread-per-task executor)
      * @param factory       the socket implementation's handler (NIO or epoll)
      * @param takeoverNanos how long after the last application drive the I/O thread takes over
-     * @param spin          whether the I/O thread spins over the sockets instead of blocking
+     * @param spinNanos     how long the I/O thread keeps passing over the sockets after the last work
+     *                      it found before it blocks again; {@link #SPIN_ALWAYS}: it never blocks
      */
     DrivableEventLoop(IoEventLoopGroup parent, Executor threads, IoHandlerFactory factory, long takeoverNanos,
-                      boolean spin) {
+                      long spinNanos) {
         super(parent);
         this.parent = parent;
         this.takeoverNanos = takeoverNanos;
-        this.spin = spin;
+        this.spinNanos = spinNanos;
         this.lastDriven = System.nanoTime() - takeoverNanos; // nobody drove yet: the I/O thread serves setup
         this.handler = factory.newHandler(this);
         threads.execute(this::ioThreadMain); // last: the thread sees every field above
@@ -251,7 +262,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         } finally {
             driver.set(null);
         }
-        if (spin) {
+        if (spinNanos == SPIN_ALWAYS) {
             spinUntilShutdown(me);
         }
         while (state.get() == STARTED) {
@@ -264,12 +275,13 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
                 LockSupport.parkNanos(this, takeoverNanos);
                 continue;
             }
+            int work = 0;
             try {
                 ioThreadTurns++; // single writer: the slot holder
                 ioBlocking = true;
-                handler.run(blocking);
+                work = handler.run(blocking);
                 ioBlocking = false;
-                runTasks();
+                work += runTasks();
             } catch (Throwable t) {
                 LOG.warn("unexpected exception in the event loop", t);
             } finally {
@@ -277,6 +289,9 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
                 driver.set(null);
             }
             handBack.set(false); // served: the asking thread stamped lastDriven, which keeps us out
+            if (work > 0 && spinNanos > 0) {
+                spinAfterWork(me);
+            }
         }
         shutDown(me);
     }
@@ -306,6 +321,43 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             idle = work == 0 ? idle + 1 : 0;
             if (idle % SPIN_YIELD_EVERY == SPIN_YIELD_EVERY - 1) {
                 Thread.yield();
+            }
+        }
+    }
+
+    /**
+     * IoMode.POLLING, after a turn that found work with nobody else driving: non-blocking passes over
+     * the sockets and the tasks until {@link #spinNanos} go by without work, or an application thread
+     * drives the loop again (it polls now: the I/O thread gets out of its way). A request that follows
+     * within that time (a Read ping-pong's next request at a responder nobody polls, the next Write of a
+     * stream) meets a running thread instead of the wake-up of a sleeping one.
+     */
+    private void spinAfterWork(Thread me) {
+        long start = System.nanoTime();
+        long lastWork = start;
+        while (state.get() == STARTED && lastDriven - start < 0) {
+            if (!driver.compareAndSet(null, me)) {
+                Thread.onSpinWait(); // an application thread drives right now; lastDriven ends the spin
+                continue;
+            }
+            int work = 0;
+            try {
+                work = handler.run(nonBlocking) + runTasks();
+                if (work > 0) {
+                    ioThreadTurns++; // single writer: the slot holder
+                }
+            } catch (Throwable t) {
+                LOG.warn("unexpected exception in the event loop", t);
+            } finally {
+                driver.set(null);
+            }
+            long now = System.nanoTime();
+            if (work > 0) {
+                lastWork = now;
+            } else if (now - lastWork >= spinNanos) {
+                return;
+            } else {
+                Thread.yield(); // few cores: let the application's threads in between empty passes
             }
         }
     }

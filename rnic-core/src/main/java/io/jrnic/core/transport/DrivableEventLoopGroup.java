@@ -24,11 +24,13 @@ final class DrivableEventLoopGroup extends MultiThreadIoEventLoopGroup {
      * @param threadFactory makes the I/O threads
      * @param factory       the socket implementation's handler factory
      * @param takeoverNanos how long after an application thread's last drive a loop's I/O thread takes over
-     * @param spin          whether the I/O threads spin instead of blocking ({@code IoMode.BUSY_POLLING})
+     * @param spinNanos     how long an I/O thread that served the sockets keeps passing over them after
+     *                      the last work it found; {@link DrivableEventLoop#SPIN_ALWAYS}: it never
+     *                      blocks ({@code IoMode.BUSY_POLLING})
      */
     DrivableEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory factory, long takeoverNanos,
-                           boolean spin) {
-        super(threads, threadFactory, factory, takeoverNanos, spin);
+                           long spinNanos) {
+        super(threads, threadFactory, factory, takeoverNanos, spinNanos);
         loops = new DrivableEventLoop[executorCount()];
         int i = 0;
         for (EventExecutor loop : this) {
@@ -38,7 +40,7 @@ final class DrivableEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
     @Override
     protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
-        return new DrivableEventLoop(this, executor, factory, (Long) args[0], (Boolean) args[1]);
+        return new DrivableEventLoop(this, executor, factory, (Long) args[0], (Long) args[1]);
     }
 
     /**

@@ -93,7 +93,8 @@ public final class IwarpTransport implements AutoCloseable {
         this.kind = kind;
         this.group = config.ioMode() != IoMode.EVENT_LOOP
                 ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, kind.ioHandlerFactory(),
-                        config.pollingTakeover().toNanos(), config.ioMode() == IoMode.BUSY_POLLING)
+                        config.pollingTakeover().toNanos(), config.ioMode() == IoMode.BUSY_POLLING
+                                ? DrivableEventLoop.SPIN_ALWAYS : config.pollingSpin().toNanos())
                 : new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread,
                         kind.ioHandlerFactory());
     }

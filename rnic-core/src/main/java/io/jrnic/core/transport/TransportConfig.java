@@ -46,11 +46,15 @@ import java.time.Duration;
  * @param pollingTakeover    in {@link IoMode#POLLING}: how long after an application thread last
  *                           drove a loop (a CQ poll, a post) the loop's own I/O thread takes over and
  *                           serves the sockets; the longest a connection waits when nobody polls
+ * @param pollingSpin        in {@link IoMode#POLLING}: how long the I/O thread, once it served the
+ *                           sockets, keeps passing over them without sleeping after the last work it
+ *                           found (no wake-up for a request that follows soon); zero: sleep at once
  */
 public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Duration connectTimeout,
                               Duration closeTimeout, Duration firstFpduDelay, int emss, int writeLowWaterMark,
                               int writeHighWaterMark, int stagingBufferSize, int directPlacementThreshold,
-                              IoMode ioMode, IoTransport ioTransport, Duration pollingTakeover) {
+                              IoMode ioMode, IoTransport ioTransport, Duration pollingTakeover,
+                              Duration pollingSpin) {
 
     /**
      * Bytes of a cut staging read: a marker, ULPDU_Length and the longest placement prefix (an
@@ -96,6 +100,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
             throw new IllegalArgumentException("directPlacementThreshold must not be negative: " + directPlacementThreshold);
         }
         checkDuration("pollingTakeover", pollingTakeover, false);
+        checkDuration("pollingSpin", pollingSpin, true);
         if (ioMode == null || ioTransport == null) {
             throw new IllegalArgumentException("ioMode and ioTransport must not be null: " + ioMode + ", " + ioTransport);
         }
@@ -122,7 +127,8 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
      * Builder for {@link TransportConfig}. Defaults: one event loop per available processor (at most
      * 4), setup timeout 10 s, connect timeout 10 s, close timeout 10 s, no first-FPDU delay, EMSS 1460 (FPDUs of at most
      * one Ethernet segment, as siw sends), water marks 256 KiB / 1 MiB, staging buffer 64 KiB,
-     * direct placement threshold 8 KiB, {@link IoMode#EVENT_LOOP}, {@link IoTransport#AUTO}, polling takeover 1 ms.
+     * direct placement threshold 8 KiB, {@link IoMode#EVENT_LOOP}, {@link IoTransport#AUTO}, polling takeover 1 ms,
+     * polling spin 50 us.
      *
      * <p>Thread safety: not thread-safe.
      */
@@ -140,6 +146,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         private IoMode ioMode = IoMode.EVENT_LOOP;
         private IoTransport ioTransport = IoTransport.AUTO;
         private Duration pollingTakeover = Duration.ofMillis(1);
+        private Duration pollingSpin = Duration.ofNanos(50_000);
 
         private Builder() {
         }
@@ -217,6 +224,12 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
             return this;
         }
 
+        /** Sets {@link TransportConfig#pollingSpin()}; returns this. */
+        public Builder pollingSpin(Duration value) {
+            pollingSpin = value;
+            return this;
+        }
+
         /**
          * Builds the configuration.
          *
@@ -225,7 +238,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         public TransportConfig build() {
             return new TransportConfig(eventLoopThreads, setupTimeout, connectTimeout, closeTimeout, firstFpduDelay, emss,
                     writeLowWaterMark, writeHighWaterMark, stagingBufferSize, directPlacementThreshold, ioMode, ioTransport,
-                    pollingTakeover);
+                    pollingTakeover, pollingSpin);
         }
     }
 }

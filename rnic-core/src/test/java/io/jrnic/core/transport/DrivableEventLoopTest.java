@@ -1,5 +1,10 @@
 package io.jrnic.core.transport;
 
+import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoHandlerContext;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
 import io.netty.channel.nio.NioIoHandler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -8,6 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,13 +28,61 @@ class DrivableEventLoopTest {
     private DrivableEventLoopGroup group;
 
     private DrivableEventLoop open(long takeoverNanos) {
-        return open(takeoverNanos, false);
+        return open(takeoverNanos, 0);
     }
 
-    private DrivableEventLoop open(long takeoverNanos, boolean spin) {
-        group = new DrivableEventLoopGroup(1, r -> new Thread(r, "drivable-test-io"), NioIoHandler.newFactory(),
-                takeoverNanos, spin);
+    private DrivableEventLoop open(long takeoverNanos, long spinNanos) {
+        return open(takeoverNanos, spinNanos, NioIoHandler.newFactory());
+    }
+
+    private DrivableEventLoop open(long takeoverNanos, long spinNanos, IoHandlerFactory factory) {
+        group = new DrivableEventLoopGroup(1, r -> new Thread(r, "drivable-test-io"), factory, takeoverNanos, spinNanos);
         return (DrivableEventLoop) group.next();
+    }
+
+    /** NIO's handler, counting the wake-ups of a thread blocked in its selector. */
+    private static IoHandlerFactory countingWakeups(AtomicInteger wakeups) {
+        IoHandlerFactory nio = NioIoHandler.newFactory();
+        return executor -> {
+            IoHandler handler = nio.newHandler(executor);
+            return new IoHandler() {
+                @Override
+                public void initialize() {
+                    handler.initialize();
+                }
+
+                @Override
+                public int run(IoHandlerContext context) {
+                    return handler.run(context);
+                }
+
+                @Override
+                public void prepareToDestroy() {
+                    handler.prepareToDestroy();
+                }
+
+                @Override
+                public void destroy() {
+                    handler.destroy();
+                }
+
+                @Override
+                public IoRegistration register(IoHandle handle) throws Exception {
+                    return handler.register(handle);
+                }
+
+                @Override
+                public void wakeup() {
+                    wakeups.incrementAndGet();
+                    handler.wakeup();
+                }
+
+                @Override
+                public boolean isCompatible(Class<? extends IoHandle> handleType) {
+                    return handler.isCompatible(handleType);
+                }
+            };
+        };
     }
 
     @AfterEach
@@ -132,7 +186,7 @@ class DrivableEventLoopTest {
 
     @Test
     void aSpinningIoThreadRunsATaskWhileTheApplicationThreadThatDroveLastIsAway() throws Exception {
-        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), true); // IoMode.BUSY_POLLING
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), DrivableEventLoop.SPIN_ALWAYS); // IoMode.BUSY_POLLING
         takeOver(loop); // with a blocking I/O thread this would keep it out for 30 s
         CountDownLatch ran = new CountDownLatch(1);
         AtomicReference<Thread> ranOn = new AtomicReference<>();
@@ -142,6 +196,53 @@ class DrivableEventLoopTest {
         });
         assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(loop.isIoThread(ranOn.get())).isTrue();
+    }
+
+    @Test
+    void anIoThreadThatFoundWorkKeepsServingWithoutBlockingForThePollingSpin() throws Exception {
+        AtomicInteger wakeups = new AtomicInteger();
+        // nobody drives: the I/O thread serves the loop and blocks in its selector until a task comes
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), TimeUnit.SECONDS.toNanos(30),
+                countingWakeups(wakeups));
+        for (int i = 0; i < 100; i++) {
+            CountDownLatch ran = new CountDownLatch(1);
+            loop.execute(ran::countDown);
+            assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        }
+        // the first task woke the blocked thread; it found work and spins since, so the other 99 were
+        // picked up by its passes: nobody had to wake it again
+        assertThat(wakeups.get()).isLessThanOrEqualTo(1);
+    }
+
+    @Test
+    void withoutThePollingSpinEveryTaskWakesTheBlockedIoThread() throws Exception {
+        AtomicInteger wakeups = new AtomicInteger();
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, countingWakeups(wakeups));
+        for (int i = 0; i < 100; i++) {
+            CountDownLatch ran = new CountDownLatch(1);
+            loop.execute(ran::countDown);
+            assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        }
+        // a task can land while the thread is between its selector and the tasks (no wake-up needed),
+        // but most find it blocked
+        assertThat(wakeups.get()).isGreaterThan(1);
+    }
+
+    @Test
+    void anApplicationDriveEndsTheSpinAndKeepsTheIoThreadOut() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), TimeUnit.SECONDS.toNanos(30));
+        CountDownLatch ran = new CountDownLatch(1);
+        loop.execute(ran::countDown); // the I/O thread finds work and starts to spin
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        takeOver(loop); // an application polls: the spin ends, the I/O thread stays out for 30 s
+        long turns = loop.ioThreadTurns();
+        for (int i = 0; i < 100; i++) {
+            AtomicReference<Thread> ranOn = new AtomicReference<>();
+            loop.execute(() -> ranOn.set(Thread.currentThread()));
+            assertThat(loop.drive()).isTrue();
+            assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+        }
+        assertThat(loop.ioThreadTurns()).isEqualTo(turns);
     }
 
     @Test
