@@ -68,6 +68,14 @@ public class ThroughputBenchmark {
     @Param({"false", "true"})
     public boolean crc;
 
+    /**
+     * RNIC transports: messages per post ({@code postSend(wrs, 0, postList)}, a doorbell for many
+     * work requests, perftest's {@code --post_list}); 1 posts each message on its own. The raw-TCP
+     * streams ignore it. Up to {@value io.jrnic.bench.transport.MessageOptions#MAX_POST_LIST}.
+     */
+    @Param({"1"})
+    public int postList;
+
     private MessageStream stream;
 
     /**
@@ -104,7 +112,7 @@ public class ThroughputBenchmark {
      */
     @Setup(Level.Trial)
     public void open() throws IOException {
-        stream = transport.openStream(new MessageOptions(messageSize, crc, false));
+        stream = transport.openStream(new MessageOptions(messageSize, crc, false, postList));
     }
 
     /**

@@ -1,9 +1,13 @@
 package io.jrnic.bench.perftest;
 
+import io.jrnic.api.IoMode;
+import io.jrnic.bench.transport.RnicPair;
+
 import io.jrnic.bench.transport.MessageOptions;
 import io.jrnic.bench.transport.MessageStream;
 import io.jrnic.bench.transport.OneSidedOperation;
 import io.jrnic.bench.transport.PingPong;
+import io.jrnic.bench.transport.RnicPair;
 import io.jrnic.bench.transport.TcpPingPong;
 import io.jrnic.bench.transport.Transport;
 import java.io.IOException;
@@ -60,6 +64,13 @@ final class LoopbackRun {
     record Rows<T>(T rnic, T tcp, T floor) {
     }
 
+    /** Opens the RNIC pairs of {@code --mode} from now on; returns the mode to restore. */
+    private IoMode enterMode() {
+        IoMode previous = RnicPair.ioMode();
+        RnicPair.ioMode(options.mode() == PerftestOptions.Mode.POLLING ? IoMode.POLLING : IoMode.EVENT_LOOP);
+        return previous;
+    }
+
     /** The bytes of a one-sided latency operation: 8 (Verify hashes 64). */
     static int operandSize(PerftestTest test) {
         return test == PerftestTest.VERIFY_LAT ? 64 : 8;
@@ -75,8 +86,11 @@ final class LoopbackRun {
         boolean crc = options.crc();
         int bytes = fixedSize(test) ? operandSize(test) : size;
         LatencyResult rnic;
+        IoMode previous = enterMode();
         try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
             rnic = measureLatency(openRnicPingPong(bytes, crc), bytes, p);
+        } finally {
+            RnicPair.ioMode(previous);
         }
         LatencyResult tcp;
         try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
@@ -138,9 +152,10 @@ final class LoopbackRun {
     Rows<BandwidthResult> bandwidth(int size) throws IOException, InterruptedException {
         boolean crc = options.crc();
         int bytes = test == PerftestTest.ATOMIC_BW ? 8 : size;
-        MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false);
+        MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false, options.postList());
         int q = options.qps();
         BandwidthResult rnic;
+        IoMode previous = enterMode();
         try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
             rnic = switch (test) {
                 case WRITE_BW -> measureStreams(openStreams(Transport.RNIC_WRITE, messages, q), bytes, p);
@@ -148,6 +163,8 @@ final class LoopbackRun {
                 case READ_BW, ATOMIC_BW -> measureOneSided(openOneSided(bytes, crc, q), bytes, p);
                 default -> throw new IllegalStateException("not a bandwidth test: " + test);
             };
+        } finally {
+            RnicPair.ioMode(previous);
         }
         BandwidthResult tcp;
         try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {

@@ -26,9 +26,12 @@ public final class PerftestOptions {
 
     /** How the data path waits for completions: {@code --mode}. */
     public enum Mode {
-        /** The RNIC's event loops move the bytes; the test thread polls the CQ (the only mode today). */
+        /** The RNIC's event loops move the bytes; the test thread polls the CQ ({@code IoMode.EVENT_LOOP}). */
         EVENT_LOOP("event-loop"),
-        /** A busy-polling data path (comes with the latency issue; refused until then). */
+        /**
+         * The test thread's posts and CQ polls move the bytes ({@code IoMode.POLLING}, docs/transport.md
+         * "Polling mode"); a passive side nobody polls is served by the RNIC's I/O thread.
+         */
         POLLING("polling");
 
         private final String label;
@@ -76,6 +79,9 @@ public final class PerftestOptions {
 
     @Option(names = {"-t", "--tx-depth"}, paramLabel = "N", description = "send queue depth (default 128 for bw, 1 for lat)")
     Integer txDepth;
+
+    @Option(names = {"-l", "--post_list"}, paramLabel = "N", description = "bandwidth tests: post N work requests per post call, as one list (a doorbell for N; default 1)")
+    int postList = 1;
 
     @Option(names = {"-I", "--inline_size"}, paramLabel = "BYTES", description = "Sends and Writes of at most this size are posted inline (capped by the RNIC's max inline data)")
     Integer inlineSize;
@@ -191,6 +197,11 @@ public final class PerftestOptions {
         return test.latency() ? 1 : 128;
     }
 
+    /** {@return work requests per post call of a bandwidth test ({@code -l}), 1 unless given} */
+    public int postList() {
+        return postList;
+    }
+
     /** {@return the largest message posted inline ({@code -I}) in bytes, or -1 when not given (the default)} */
     public int inlineSize() {
         return inlineSize == null ? -1 : inlineSize;
@@ -277,9 +288,9 @@ public final class PerftestOptions {
      * @throws IllegalArgumentException naming what is wrong
      */
     void validate(PerftestTest test) {
-        if (mode == Mode.POLLING) {
-            throw new IllegalArgumentException("--mode polling: the polling data path is not in this build yet;"
-                    + " use --mode event-loop (the default)");
+        if (loopback && postList > io.jrnic.bench.transport.MessageOptions.MAX_POST_LIST) {
+            throw new IllegalArgumentException("-l " + postList + ": at most "
+                    + io.jrnic.bench.transport.MessageOptions.MAX_POST_LIST + " with --loopback");
         }
         if (qps < 1 || qps > MAX_QPS) {
             throw new IllegalArgumentException("-q " + qps + ": queue pairs must be in [1, " + MAX_QPS + "]");
@@ -311,6 +322,9 @@ public final class PerftestOptions {
         }
         if (txDepth != null && txDepth < 1) {
             throw new IllegalArgumentException("-t " + txDepth + ": at least 1");
+        }
+        if (postList < 1 || (txDepth != null && postList > txDepth)) {
+            throw new IllegalArgumentException("-l " + postList + ": at least 1 and at most the send queue depth (-t)");
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("-p " + port + ": not a port");

@@ -6,6 +6,7 @@ import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionRequest;
 import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.CrcMode;
+import io.jrnic.api.IoMode;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.ProtectionDomain;
@@ -125,6 +126,10 @@ final class PerftestPeer {
     private MemoryRegion creditMr;
     /** Data WRs posted with the inline flag (what {@code -I} maps onto; read by the tests). */
     private long inlinePosts;
+    /** Post calls of data WRs, one per list ({@code -l}; read by the tests). */
+    private long postCalls;
+    /** {@code --mode polling}: the test thread's posts and CQ polls drive the connections. */
+    private final boolean polling;
     private final SendWorkRequest wr = new SendWorkRequest(1);
     private final SendWorkRequest creditWr = new SendWorkRequest(1);
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest(1);
@@ -148,6 +153,7 @@ final class PerftestPeer {
         int iters = options.iterations(test);
         // perftest: rx_depth 512 for Send tests, capped by the iterations of an iteration-bounded run
         this.rxDepth = options.duration() > 0 ? RX_DEPTH_SEND : Math.min(RX_DEPTH_SEND, iters);
+        this.polling = options.mode() == PerftestOptions.Mode.POLLING;
         this.waitNanos = TimeUnit.SECONDS.toNanos(Math.max(60, 3L * options.duration() + 60));
         this.settings = ConnectionSettings.linuxSiw()
                 .crc(options.crc() ? CrcMode.OPTIONAL : CrcMode.OFF)
@@ -161,7 +167,8 @@ final class PerftestPeer {
 
     /** Runs the client or the server; returns the exit code. */
     int run() throws IOException, InterruptedException {
-        rnic = SoftRnic.open(new RnicConfig().name("perftest-" + NAMES.incrementAndGet())); // unique per JVM
+        rnic = SoftRnic.open(new RnicConfig().name("perftest-" + NAMES.incrementAndGet()) // unique per JVM
+                .ioMode(polling ? IoMode.POLLING : IoMode.EVENT_LOOP));
         try {
             pd = rnic.allocatePd();
             createComm();
@@ -248,9 +255,15 @@ final class PerftestPeer {
     /** Posts a data WR on {@code target}, counting those that went inline. */
     private void post(QueuePair target, SendWorkRequest w) {
         target.postSend(w);
+        postCalls++;
         if (w.inline()) {
             inlinePosts++;
         }
+    }
+
+    /** The post calls that handed data WRs to the QPs so far, one per list (tests). */
+    long postCalls() {
+        return postCalls;
     }
 
     /** The data WRs posted inline so far (tests). */
@@ -621,7 +634,7 @@ final class PerftestPeer {
     private BandwidthResult writeOrReadBw(Opcode opcode) throws IOException {
         int window = opcode == Opcode.RDMA_READ ? Math.min(options.txDepth(test), Math.max(1, qpOrd()))
                 : options.txDepth(test);
-        return bandwidth(window, (i, id) -> inline(wr.reset().wrId(id).opcode(opcode).signaled(true)
+        return bandwidth(window, (w, i, id) -> inline(w.reset().wrId(id).opcode(opcode).signaled(true)
                 .remote(remDests[i].rkey(), remDests[i].vaddr()).sge(mrs[i].stag(), bufs[i].address(), size)), false);
     }
 
@@ -631,22 +644,44 @@ final class PerftestPeer {
 
     /** Client Send bandwidth with perftest's iWARP receive credits, one credit word per QP. */
     private BandwidthResult sendBwClient() throws IOException {
-        return bandwidth(options.txDepth(test), (i, id) -> inline(wr.reset().wrId(id).opcode(Opcode.SEND).signaled(true)
+        return bandwidth(options.txDepth(test), (w, i, id) -> inline(w.reset().wrId(id).opcode(Opcode.SEND).signaled(true)
                 .sge(mrs[i].stag(), bufs[i].address(), size)), true);
     }
 
-    /** Builds the next data WR of QP {@code i} into {@link #wr}. */
+    /** Builds the next data WR of QP {@code qp} into {@code w}. */
     @FunctionalInterface
     private interface WrBuilder {
-        SendWorkRequest build(int qp, long wrId);
+        SendWorkRequest build(SendWorkRequest w, int qp, long wrId);
+    }
+
+    /** Posts {@code count} staged WRs on {@code target}: one post call, a list when more than one ({@code -l}). */
+    private void postStaged(QueuePair target, SendWorkRequest[] staged, int count) {
+        if (count == 1) {
+            post(target, staged[0]);
+            return;
+        }
+        int took = target.postSend(staged, 0, count);
+        postCalls++;
+        if (took != count) {
+            throw new IllegalStateException("a post list of " + count + " took only " + took);
+        }
+        if (staged[0].inline()) {
+            inlinePosts += count;
+        }
     }
 
     /**
      * perftest's run_iter_bw: post on each QP in turn while its window (and, for Sends, its
      * receive credits: perftest stops while posted + 1 - credit >= rx_depth) allows, then poll the
-     * shared CQ; a completion's wrId names its QP.
+     * shared CQ; a completion's wrId names its QP. With {@code -l n} the WRs go to the QP n at a time
+     * in one post call (perftest's post_list), the last list of a turn shorter.
      */
     private BandwidthResult bandwidth(int window, WrBuilder builder, boolean useCredits) throws IOException {
+        SendWorkRequest[] staged = new SendWorkRequest[options.postList()];
+        staged[0] = wr;
+        for (int k = 1; k < staged.length; k++) {
+            staged[k] = new SendWorkRequest(1);
+        }
         long[] posted = new long[qpCount];
         long[] completed = new long[qpCount];
         long iters = options.iterations(test);
@@ -665,10 +700,15 @@ final class PerftestPeer {
                 boolean progressed = false;
                 boolean inTime = !timed || System.nanoTime() - end < 0;
                 for (int i = 0; i < qpCount; i++) {
+                    int count = 0;
                     while (inTime && (timed || posted[i] < iters) && posted[i] - completed[i] < window
                             && !(useCredits && Integer.toUnsignedLong((int) posted[i] + 1
                                     - (int) INT_LE.getVolatile(credits[i], 0L)) >= rxDepth)) {
-                        post(qps[i], builder.build(i, i));
+                        builder.build(staged[count++], i, i);
+                        if (count == staged.length) {
+                            postStaged(qps[i], staged, count);
+                            count = 0;
+                        }
                         posted[i]++;
                         total++;
                         progressed = true;
@@ -678,6 +718,9 @@ final class PerftestPeer {
                             best = best == 0 ? now - strideStart : Math.min(best, now - strideStart);
                             strideStart = now;
                         }
+                    }
+                    if (count > 0) {
+                        postStaged(qps[i], staged, count);
                     }
                     more |= inTime && (timed || posted[i] < iters);
                 }
@@ -786,6 +829,10 @@ final class PerftestPeer {
                 if (rcnt < n && !(scnt < 1 && !client)) {
                     rcnt++;
                     while ((byte) BYTE.getVolatile(buf, pollOffset) != (byte) rcnt) {
+                        if (polling && cq.poll(one)) { // polling mode: an empty CQ poll moves the bytes
+                            check(one);
+                            ccnt++;
+                        }
                         spin(deadline, "the peer's Write " + rcnt);
                     }
                 }

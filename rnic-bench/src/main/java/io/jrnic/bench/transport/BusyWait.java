@@ -50,7 +50,7 @@ final class BusyWait {
      * @return a new wait for the RNICs' I/O mode ({@code -Djrnic.bench.ioMode})
      */
     static BusyWait forRnic() {
-        return new BusyWait(RnicPair.IO_MODE == io.jrnic.api.IoMode.EVENT_LOOP ? YIELD_EVERY : YIELD_EVERY_SYSCALL);
+        return new BusyWait(RnicPair.ioMode() == io.jrnic.api.IoMode.EVENT_LOOP ? YIELD_EVERY : YIELD_EVERY_SYSCALL);
     }
 
     /**

@@ -27,7 +27,10 @@ import java.time.Duration;
  * which frees their slots for reuse: a completed Write or Send has handed its last byte to the LLP
  * (RFC 5040 §5.1), so the source may change. {@link #send()} busy-polls the CQ only while the window
  * is full, so it returns once the message is posted; over an iteration the rate of {@code send()}
- * is the completion rate to within {@value #WINDOW} messages.
+ * is the completion rate to within {@value #WINDOW} messages. With {@link MessageOptions#postList()}
+ * {@code n > 1}, {@code send()} stages the work request and every {@code n}th hands the staged ones
+ * to the QP in one {@code postSend(wrs, 0, n)} (a doorbell, perftest's {@code --post_list}); staged
+ * ones are posted before the sender waits for the window or credits, and before the stream ends.
  *
  * <p><b>Write</b>: the sink is a region of {@value #WINDOW} slots on the passive side, advertised
  * (STag, TO) in the MPA Reply's private data; message {@code n} lands in slot {@code n mod WINDOW}.
@@ -81,7 +84,8 @@ public final class RnicMessageStream implements MessageStream {
     private final RnicSendConsumer consumer;
     private final QueuePair qp;
     private final CompletionQueue cq;
-    private final SendWorkRequest wr = new SendWorkRequest(1);
+    private final SendWorkRequest[] staged;
+    private int stagedCount;
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest();
     private final WorkCompletion[] batch = Completions.batch();
     private final BusyWait wait = BusyWait.forRnic();
@@ -113,6 +117,10 @@ public final class RnicMessageStream implements MessageStream {
         this.remoteStag = peer == null ? 0 : peer.stag();
         this.remoteTo = peer == null ? 0 : peer.to();
         this.creditLimit = consumer == null ? Long.MAX_VALUE : RnicSendConsumer.RECEIVES;
+        this.staged = new SendWorkRequest[options.postList()];
+        for (int i = 0; i < staged.length; i++) {
+            staged[i] = new SendWorkRequest(1);
+        }
     }
 
     /**
@@ -189,6 +197,7 @@ public final class RnicMessageStream implements MessageStream {
     public void send() throws IOException {
         long sequence = sent;
         if (sequence - completed >= WINDOW || sequence >= creditLimit) {
+            postStaged(); // what waits for the window must be on the wire
             wait.reset();
             do {
                 poll();
@@ -196,13 +205,38 @@ public final class RnicMessageStream implements MessageStream {
         }
         long offset = (sequence & (WINDOW - 1)) * size;
         source.memory().set(LONG_BE, offset, sequence);
+        SendWorkRequest wr = staged[stagedCount++];
         wr.reset().wrId(sequence).opcode(opcode).signaled((sequence + 1) % SIGNAL_EVERY == 0)
                 .sge(source.stag(), source.to() + offset, size);
         if (opcode == Opcode.RDMA_WRITE) {
             wr.remote(remoteStag, remoteTo + offset);
         }
-        post(wr);
         sent = sequence + 1;
+        if (stagedCount == staged.length) {
+            postStaged();
+        }
+    }
+
+    /** Hands the staged work requests to the QP: one post for the whole list. */
+    private void postStaged() throws IOException {
+        if (stagedCount == 0) {
+            return;
+        }
+        try {
+            if (stagedCount == 1) {
+                qp.postSend(staged[0]);
+            } else {
+                int posted = qp.postSend(staged, 0, stagedCount);
+                if (posted != stagedCount) {
+                    throw new IOException("post list of " + stagedCount + " took only " + posted + " on "
+                            + pair.active());
+                }
+            }
+        } catch (VerbsException e) {
+            throw new IOException("post send refused on " + pair.active() + ": " + e.getMessage(), e);
+        } finally {
+            stagedCount = 0;
+        }
     }
 
     private void post(SendWorkRequest request) throws IOException {
@@ -256,15 +290,17 @@ public final class RnicMessageStream implements MessageStream {
     }
 
     private TransferReport finishSend() throws IOException, InterruptedException {
+        postStaged();
         consumer.endAfter(sent);
         consumer.awaitEnd(DRAIN_TIMEOUT);
         return consumer.report(sent);
     }
 
     private TransferReport finishWrite() throws IOException {
+        postStaged();
         // The terminal Send carries the Write count; inline, so the control word is free at once.
         control.memory().set(LONG_BE, 0, sent);
-        post(wr.reset().wrId(TERMINAL_WR_ID).opcode(Opcode.SEND).inline(true)
+        post(staged[0].reset().wrId(TERMINAL_WR_ID).opcode(Opcode.SEND).inline(true)
                 .sge(control.stag(), control.to(), Long.BYTES));
         wait.reset();
         while (!terminalCompleted) {

@@ -63,10 +63,11 @@ public final class RnicPair implements AutoCloseable {
 
     private static final AtomicInteger NAMES = new AtomicInteger();
     /**
-     * The RNICs' I/O mode: {@code -Djrnic.bench.ioMode=POLLING} (JMH: {@code -jvmArgsAppend}), else
-     * event-loop mode; docs/benchmarks.md "Polling mode".
+     * The I/O mode of the pairs opened from now on: {@code -Djrnic.bench.ioMode=POLLING} (JMH:
+     * {@code -jvmArgsPrepend}), else event-loop mode, until {@link #ioMode(IoMode)} changes it (the
+     * perftest commands' {@code --mode}); docs/benchmarks.md "Polling mode".
      */
-    static final IoMode IO_MODE = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
+    private static volatile IoMode ioMode = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
     /** RnicConfig.pollingTakeover in microseconds: {@code -Djrnic.bench.pollingTakeoverMicros}, default 1000. */
     static final Duration POLLING_TAKEOVER = Duration.ofNanos(1000
             * Long.getLong("jrnic.bench.pollingTakeoverMicros", 1000));
@@ -93,15 +94,34 @@ public final class RnicPair implements AutoCloseable {
      * @return the unconnected pair
      */
     public static RnicPair open(boolean crc, Depths activeDepths, Depths passiveDepths) {
+        IoMode mode = ioMode;
         int n = NAMES.incrementAndGet();
-        Side active = new Side("bench-a-" + n, activeDepths);
+        Side active = new Side("bench-a-" + n, activeDepths, mode);
         try {
-            Side passive = new Side("bench-b-" + n, passiveDepths);
+            Side passive = new Side("bench-b-" + n, passiveDepths, mode);
             return new RnicPair(crc, active, passive);
         } catch (RuntimeException | Error e) {
             active.rnic.close();
             throw e;
         }
+    }
+
+    /**
+     * Sets the I/O mode of the pairs opened from now on in this JVM (a command-line tool's choice;
+     * pairs already open keep theirs).
+     *
+     * @param mode the mode
+     */
+    public static void ioMode(IoMode mode) {
+        if (mode == null) {
+            throw new IllegalArgumentException("mode must not be null");
+        }
+        ioMode = mode;
+    }
+
+    /** {@return the I/O mode of the pairs opened from now on} */
+    public static IoMode ioMode() {
+        return ioMode;
     }
 
     /** {@return the side of the benchmark thread (MPA Initiator)} */
@@ -250,8 +270,8 @@ public final class RnicPair implements AutoCloseable {
         private Connection connection;
         private Remote peer;
 
-        Side(String name, Depths depths) {
-            rnic = Rnic.open(new RnicConfig().name(name).ioMode(IO_MODE).pollingTakeover(POLLING_TAKEOVER)
+        Side(String name, Depths depths, IoMode mode) {
+            rnic = Rnic.open(new RnicConfig().name(name).ioMode(mode).pollingTakeover(POLLING_TAKEOVER)
                     .pollingSpin(POLLING_SPIN).ioTransport(ioTransport()));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);

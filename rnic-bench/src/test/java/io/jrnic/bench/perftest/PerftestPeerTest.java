@@ -124,6 +124,41 @@ class PerftestPeerTest {
         return peer.inlinePosts();
     }
 
+    @ParameterizedTest
+    @EnumSource(value = PerftestTest.class, names = {"WRITE_BW", "SEND_BW"})
+    void postListHandsTheWorkRequestsToEachQpInListsOfN(PerftestTest test) throws Exception {
+        // -l 8: perftest's post_list; 45 iterations per QP fit the window of 128 in one turn, so each QP
+        // gets five lists of 8 and one of 5 (Send may be held back by receive credits: more, shorter lists)
+        String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "45", "-s", "64", "-q", "2", "-l", "8",
+                "--pause-ms", "0"};
+        Server server = Server.start(test, common);
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PerftestPeer peer = new PerftestPeer(test, Perftest.parse(test, with(common, "127.0.0.1")),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(peer.run()).as(err.toString(StandardCharsets.UTF_8)).isZero();
+        server.served();
+        if (test == PerftestTest.WRITE_BW) {
+            assertThat(peer.postCalls()).isEqualTo(2 * 6);
+        } else {
+            assertThat(peer.postCalls()).isBetween(2L * 6, 2L * 45 - 1);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = PerftestTest.class, names = {"WRITE_LAT", "SEND_LAT", "READ_LAT", "WRITE_BW", "SEND_BW"})
+    void pollingModeRunsTheExchangeOnTheTestThreads(PerftestTest test) throws Exception {
+        // --mode polling on both ends: the test threads' posts and CQ polls move the bytes (the Write
+        // ping-pong polls its CQ while it watches memory, else only the I/O thread's takeover would)
+        String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "200", "-s", test.latency() ? "8" : "1024",
+                "--mode", "polling", "--pause-ms", "0"};
+        Server server = Server.start(test, common);
+        PerftestCommandTest.Run client = PerftestCommandTest.run(test, with(common, "127.0.0.1", "--json"));
+        assertThat(client.code()).as(client.err()).isZero();
+        server.served();
+        assertThat(client.lastLine()).contains("\"mode\": \"polling\"");
+    }
+
     @Test
     void allSizesRunBackToBackAndTheServerGetsTheLastReport() throws Exception {
         // write_bw.c RUN_ALL without duplex: sizes 2..2^23 with no sync between them, one report at the end

@@ -28,4 +28,16 @@ class MessageOptionsTest {
                 .isThrownBy(() -> new MessageOptions(MessageOptions.MAX_MESSAGE_SIZE + 1, false, false))
                 .withMessageContaining("messageSize");
     }
+
+    @Test
+    void postListIsOneByDefaultAndBoundedByTheWindow() {
+        assertThat(new MessageOptions(64, false, false).postList()).isEqualTo(1);
+        assertThat(new MessageOptions(64, false, false, MessageOptions.MAX_POST_LIST).postList())
+                .isEqualTo(MessageOptions.MAX_POST_LIST);
+        assertThatIllegalArgumentException().isThrownBy(() -> new MessageOptions(64, false, false, 0))
+                .withMessageContaining("postList");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> new MessageOptions(64, false, false, MessageOptions.MAX_POST_LIST + 1))
+                .withMessageContaining("postList");
+    }
 }

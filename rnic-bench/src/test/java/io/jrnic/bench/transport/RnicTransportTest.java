@@ -43,6 +43,20 @@ class RnicTransportTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"RNIC_WRITE, 64, 16", "RNIC_WRITE, 4096, 7", "RNIC_SEND, 64, 16", "RNIC_SEND, 4096, 7"})
+    void streamPostingListsDeliversEveryMessageIntact(Transport transport, int messageSize, int postList)
+            throws Exception {
+        MessageStream stream = transport.openStream(new MessageOptions(messageSize, false, true, postList));
+        for (int i = 0; i < MESSAGES; i++) {
+            stream.send(); // MESSAGES is no multiple of 7: finish() posts the last, partial list
+        }
+
+        TransferReport report = stream.finish();
+
+        assertThat(report).isEqualTo(new TransferReport(MESSAGES, MESSAGES, 0, 0, 0, 0));
+    }
+
+    @ParameterizedTest
     @CsvSource({"RNIC_WRITE", "RNIC_SEND"})
     void streamWithNothingSentReportsNothingDelivered(Transport transport) throws Exception {
         MessageStream stream = transport.openStream(new MessageOptions(4096, false, false));
