@@ -197,6 +197,8 @@ public final class MemoryLinkPair implements AutoCloseable {
         public final List<byte[]> sentUlpdus = new ArrayList<>();
         volatile long directBytes;
         public volatile long fpdusSent;
+        /** Flushes that handed bytes to the "socket": one gathering write each over TCP. */
+        public volatile long flushesWithData;
         public volatile Closure closure;
         /** MSNs as an RTR left them (RFC 6581 §9.3); set before the engine starts. */
         public int outboundSendMsn = 1;
@@ -338,6 +340,7 @@ public final class MemoryLinkPair implements AutoCloseable {
                 total += f.length;
             }
             if (total > 0) {
+                flushesWithData++;
                 byte[] data = new byte[total];
                 int at = 0;
                 while (!unflushed.isEmpty()) {
