@@ -332,6 +332,47 @@ class RawPeerExhaustionTest {
     }
 
     /**
+     * Our own FPDUs at the largest EMSS allowed (RFC 5044 §4.1: "The range of MULPDU values MUST
+     * be between 128 octets and 64768 octets, inclusive. The sending DDP MUST NOT post a ULPDU
+     * larger than 64768 octets to MPA"): an RDMA Write and a Read Response of 1 MiB + 100 go out in
+     * ULPDUs of exactly 64768 octets but the last, never the ULPDU_Length field's 65535 that the
+     * EMSS formula alone would give (RFC 5044 §4.5). Each ULPDU is read off the raw socket.
+     */
+    @Test
+    void atTheLargestEmssNoUlpduWeSendExceeds64768Octets_RFC5044_4_1() throws Exception {
+        peer = new RawInitiator(new ConnectionSettings().emss(ConnectionSettings.MAX_EMSS));
+        peer.connect();
+        int length = (1 << 20) + 100;
+        MemoryRegion source = region(length);
+        peer.qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).signaled(true)
+                .sge(source.stag(), source.query().baseTo(), length).remote(0x4201, 0));
+        assertUlpdusWithin64768(Wire.WRITE, length);
+
+        RawFpdus.send(peer.raw.getOutputStream(),
+                Wire.readRequest(1, 0x5501, 0, length, source.stag(), source.query().baseTo()));
+        assertUlpdusWithin64768(Wire.READ_RESPONSE, length);
+        assertThat(peer.connection.mulpdu()).isEqualTo(64768);
+        assertThat(exactly(1).getFirst().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(peer.qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    /** Reads one tagged message of {@code length} payload octets off the wire, segment by segment. */
+    private void assertUlpdusWithin64768(int opcode, int length) throws Exception {
+        long payload = 0;
+        int full = 0;
+        byte[] ulpdu;
+        do {
+            ulpdu = RawFpdus.receive(in());
+            assertThat(ulpdu[1] & 0x0F).isEqualTo(opcode);
+            assertThat(ulpdu.length).as("a ULPDU we send (RFC 5044 §4.1)").isLessThanOrEqualTo(64768);
+            full += ulpdu.length == 64768 ? 1 : 0;
+            payload += ulpdu.length - 14;
+        } while ((ulpdu[0] & 0x40) == 0); // DDP L bit (RFC 5041 §4.2)
+        assertThat(payload).isEqualTo(length);
+        assertThat(full).as("segments as large as allowed (RFC 5044 §4.5 SHOULD)").isEqualTo(length / (64768 - 14));
+    }
+
+    /**
      * An FPDU longer than our MULPDU (RFC 5044 §4.5: what a sender should use; §4.1: a sender must
      * not exceed 64768), up to the ULPDU_Length field's 65535: MPA need not support it (RFC 5044
      * §4.1) but Linux siw accepts larger FPDUs than it sends, and so do we (docs/reliability.md
