@@ -28,7 +28,10 @@ public final class ConnectionSettings {
     public static final int ENHANCED_WORD_LENGTH = 4;
     /** Smallest EMSS: MULPDU never goes below 128 (RFC 5044 §4.5) plus the 6 bytes of MPA framing. */
     public static final int MIN_EMSS = 134;
-    /** Largest useful EMSS: it yields a MULPDU of 65535, the limit of ULPDU_Length (RFC 5044 §4.1). */
+    /**
+     * Largest EMSS accepted (above loopback's); the MULPDU stops at 64768 from EMSS 64776 on, the
+     * largest ULPDU a sender may post (RFC 5044 §4.1).
+     */
     public static final int MAX_EMSS = 65544;
     /** EMSS of a 1500-byte Ethernet MTU without TCP options. */
     public static final int ETHERNET_EMSS = 1460;

@@ -550,7 +550,7 @@ class ConnectionManagerTest extends LoopbackFixture {
     void settingsThatNeedTheirOwnTransportGetOne() throws Exception {
         Pair p = connect(new ConnectionSettings().emss(ConnectionSettings.MAX_EMSS), new ConnectionSettings(), a.qp(),
                 b.qp(), null, null);
-        assertThat(p.active().mulpdu()).isEqualTo(65535);
+        assertThat(p.active().mulpdu()).isEqualTo(64768); // RFC 5044 §4.1: a sender's MULPDU stops at 64768
         assertThat(p.passive().mulpdu()).isEqualTo(1460 - 6);
         QueuePair qpA = a.qp();
         CompletionStage<Connection> second = a.rnic.connectionManager().connect(qpA, listener.localAddress(),

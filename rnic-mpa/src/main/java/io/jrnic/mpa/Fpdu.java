@@ -46,8 +46,15 @@ public final class Fpdu {
     public static final int OVERHEAD = ULPDU_LENGTH_FIELD_LENGTH + CRC_LENGTH;
     /** The largest ULPDU the 16-bit length can describe. */
     public static final int MAX_ULPDU_LENGTH = 0xFFFF;
-    /** MULPDU never shrinks below this (RFC 5044 §4.5). */
+    /** MULPDU never shrinks below this (RFC 5044 §4.1, §4.5). */
     public static final int MIN_MULPDU = 128;
+    /**
+     * MULPDU never grows above this, whatever the EMSS: RFC 5044 §4.1 "The range of MULPDU values
+     * MUST be between 128 octets and 64768 octets" and "The sending DDP MUST NOT post a ULPDU larger
+     * than 64768 octets to MPA" (an FPDU must fit an IP datagram). A receiver may still be sent, and
+     * accepts, ULPDUs up to {@link #MAX_ULPDU_LENGTH}.
+     */
+    public static final int MAX_MULPDU = 64768;
     /** FPDUs are multiples of this length. */
     public static final int ALIGNMENT = 4;
 
@@ -93,8 +100,9 @@ public final class Fpdu {
 
     /**
      * {@return MULPDU for an EMSS (RFC 5044 §4.5): {@code EMSS - (6 + EMSS mod 4)} without markers,
-     * {@code EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4)} with markers, never below 128, and
-     * never above 65535 (the ULPDU_Length field)}
+     * {@code EMSS - (6 + 4 * ceil(EMSS / 512) + EMSS mod 4)} with markers, never below
+     * {@link #MIN_MULPDU} 128 (§4.5) and never above {@link #MAX_MULPDU} 64768 (§4.1): the largest
+     * ULPDU a sender may post}
      *
      * @param emss the effective maximum segment size of the TCP connection
      * @param markers whether the stream carries markers (RFC 5044 §4.3)
@@ -108,7 +116,8 @@ public final class Fpdu {
         if (markers) {
             overhead += Markers.MARKER_LENGTH * ((emss + Markers.MARKER_INTERVAL - 1) / Markers.MARKER_INTERVAL);
         }
-        return Math.min(MAX_ULPDU_LENGTH, Math.max(MIN_MULPDU, emss - overhead));
+        // RFC 5044 §4.1: 128..64768 inclusive; the upper bound is reached from EMSS 64776 on
+        return Math.min(MAX_MULPDU, Math.max(MIN_MULPDU, emss - overhead));
     }
 
     /** Creates an unwrapped flyweight; {@link #wrap} it over an FPDU before use. */

@@ -29,12 +29,22 @@ class FpduTest {
         assertThat(Fpdu.mulpdu(emss, true)).isEqualTo(withMarkers);
     }
 
+    /** RFC 5044 §4.1: "The range of MULPDU values MUST be between 128 octets and 64768 octets, inclusive." */
     @Test
-    void mulpduNeverBelow128NorAbove65535() {
+    void mulpduNeverBelow128NorAbove64768() {
         assertThat(Fpdu.mulpdu(100, false)).isEqualTo(128);
         assertThat(Fpdu.mulpdu(1, true)).isEqualTo(128);
         assertThat(Fpdu.mulpdu(134, false)).isEqualTo(128);
-        assertThat(Fpdu.mulpdu(65536 + 64, false)).isEqualTo(65535);
+        assertThat(Fpdu.mulpdu(135, true)).as("122 by the formula").isEqualTo(128);
+        assertThat(Fpdu.mulpdu(64775, false)).as("the formula's last value below the cap").isEqualTo(64766);
+        assertThat(Fpdu.mulpdu(64776, false)).as("64770 by the formula").isEqualTo(64768);
+        assertThat(Fpdu.mulpdu(65536 + 64, false)).isEqualTo(Fpdu.MAX_MULPDU);
+        assertThat(Fpdu.mulpdu(65536 + 64, true)).as("markers: 65084 by the formula").isEqualTo(64768);
+        for (int emss = 1; emss <= 70_000; emss++) {
+            for (boolean markers : new boolean[] {false, true}) {
+                assertThat(Fpdu.mulpdu(emss, markers)).as("EMSS %d, markers %s", emss, markers).isBetween(128, 64768);
+            }
+        }
         assertThatThrownBy(() -> Fpdu.mulpdu(0, false)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("EMSS");
     }

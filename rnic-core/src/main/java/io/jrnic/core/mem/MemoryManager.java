@@ -334,8 +334,13 @@ public final class MemoryManager {
             try {
                 pd = pdOf(newPd);
                 validate(memory, rights, type, va, remoteAccess);
+                if (ledger != null) {
+                    // R-SEC-024: a Reregister must not take its PD beyond the PD's fair share either
+                    pd.checkReregister(mr, memory.byteSize());
+                }
             } catch (VerbsException | NullPointerException ex) {
-                // V-MR-51: any other failure deallocates the region and registers nothing
+                // V-MR-51: any other failure (INSUFFICIENT_RESOURCES included, Verbs §7.3.2.3)
+                // deallocates the region and registers nothing
                 freeRegion(mr);
                 throw ex;
             }

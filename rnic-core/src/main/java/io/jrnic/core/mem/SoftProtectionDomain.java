@@ -75,6 +75,35 @@ public final class SoftProtectionDomain implements ProtectionDomain {
         }
     }
 
+    /**
+     * Refuses a Reregister that would take this PD, the region's new PD, beyond its region or byte
+     * quota (R-SEC-024, RFC 5040 §8.1.2 item 6; Verbs §7.3.2.3 and Figure 33 allow INSUFFICIENT
+     * RESOURCES for RI-Reregister): a region moved in from another PD is one more region here and
+     * brings its new charge; a region staying here is checked only for the bytes it grows by, so a
+     * Reregister that moves nothing in and grows nothing is never refused. Called by the
+     * {@link MemoryManager} under its lock, with a {@link MemoryLedger}.
+     *
+     * @param mr        the region being reregistered (not Free, not Shared)
+     * @param newLength its new length in bytes
+     * @throws VerbsException INSUFFICIENT_RESOURCES naming the quota
+     */
+    void checkReregister(SoftMemoryRegion mr, long newLength) {
+        MemoryLedger ledger = manager.ledger;
+        ResourceQuota q = manager.pdQuota;
+        MemoryLedger.Usage u = ledger.usage(this);
+        StagBinding b = mr.binding;
+        long reserve = ledger.reserve(mr);
+        boolean movingIn = b.pd() != this;
+        long before = movingIn ? 0 : Math.max(reserve, b.length()); // as MemoryLedger.usage charges it
+        long after = Math.max(reserve, newLength);
+        if (movingIn) {
+            checkQuota(u.regions() + 1L, q.maxMrs(), "maxMrs");
+        }
+        if (after > before) {
+            checkQuota(u.bytes() - before + after, q.maxRegisteredBytes(), "maxRegisteredBytes");
+        }
+    }
+
     @Override
     public MemoryRegion registerMemory(MemorySegment memory, int accessRights, int key, AddressType addressType,
                                        long virtualAddress, boolean remoteAccess, VerifyHash verifyHash) {
@@ -196,6 +225,22 @@ public final class SoftProtectionDomain implements ProtectionDomain {
 
         void add(StagEntry entry, long reserve, boolean shared) {
             charges.add(new Charge(entry, reserve, shared));
+        }
+
+        /**
+         * What {@code entry} was charged at the least, whatever its length: the PBL an STag
+         * allocated for Fast-Register reserves; 0 for other entries and unknown ones.
+         *
+         * @param entry a region or window
+         * @return bytes
+         */
+        long reserve(StagEntry entry) {
+            for (Charge c : charges) {
+                if (c.entry == entry) {
+                    return c.reserve;
+                }
+            }
+            return 0;
         }
 
         /**

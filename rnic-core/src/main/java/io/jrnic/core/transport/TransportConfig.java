@@ -27,7 +27,11 @@ import java.time.Duration;
  *                           zero otherwise
  * @param emss               effective MSS used to size outgoing FPDUs (RFC 5044 §4.5); the JDK
  *                           exposes no TCP_MAXSEG, so it is configured: 1460 for a 1500-byte MTU,
- *                           about 65483 for loopback, at most {@link #MAX_EMSS}
+ *                           about 65483 for loopback, at most {@link #MAX_EMSS}. The MULPDU it gives
+ *                           ({@link Fpdu#mulpdu}) is kept within 128..64768 (RFC 5044 §4.1): from
+ *                           EMSS 64776 on, FPDUs carry at most 64768 octets of ULPDU. Only what we
+ *                           send is limited; received FPDUs are accepted up to the ULPDU_Length
+ *                           field's 65535 (docs/reliability.md "Exhaustion")
  * @param writeLowWaterMark  pending outbound bytes below which a non-writable channel becomes
  *                           writable again ({@link FpduLink.Listener#onWritable()})
  * @param writeHighWaterMark pending outbound bytes above which {@link FpduChannel#isWritable()} turns
@@ -65,8 +69,10 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
     /** The EMSS of a TCP connection over a 1500-byte Ethernet MTU without options: 1500 - 40. */
     public static final int ETHERNET_EMSS = 1460;
     /**
-     * The largest EMSS accepted: the smallest one whose MULPDU reaches 65535, the limit of the 16-bit
-     * ULPDU_Length (RFC 5044 §4.1); a larger EMSS could not make FPDUs any larger.
+     * The largest EMSS accepted, above the loopback interface's (about 65483 for its 64 KiB MTU) so
+     * that any link's EMSS can be given as it is. FPDUs stop growing at EMSS 64776: the MULPDU is
+     * capped at {@link Fpdu#MAX_MULPDU} 64768 (RFC 5044 §4.1 "The sending DDP MUST NOT post a ULPDU
+     * larger than 64768 octets to MPA").
      */
     public static final int MAX_EMSS = 65544;
 

@@ -155,11 +155,13 @@ class SoftProtectionDomainTest extends MemoryFixture {
                 m.address(), false, VerifyHash.SHA_256);
         b.registerMemory(m.asSlice(0, PAGE), AccessRights.LOCAL, 0, AddressType.VA_BASED, m.address(), false,
                 VerifyHash.SHA_256);
-        // Reregister may move a region into a PD at its quota (the ledger charges whoever owns it now,
-        // Verbs §7.3.2.3): b then holds two regions and two pages, over both quotas
-        moved.reregister(b, m, AccessRights.LOCAL, 1, AddressType.VA_BASED, m.address(), false, VerifyHash.SHA_256);
+        // b is at its region and byte quotas: a Reregister may not move a region in (R-SEC-024,
+        // ReregisterQuotaTest), and the refusal deallocates it (Verbs §7.3.2.3, V-MR-51)
+        assertThat(refusal(() -> moved.reregister(b, m, AccessRights.LOCAL, 1, AddressType.VA_BASED, m.address(),
+                false, VerifyHash.SHA_256))).hasMessageContaining("maxMrs=1");
         assertThat(refusal(() -> b.allocateRegionStag(1, false))).hasMessageContaining("maxMrs=1");
         // a window is neither a region nor bytes: its verb asks only the window quota
         assertThat(b.allocateWindow()).isNotNull();
+        assertThat(a.allocateWindow()).isNotNull();
     }
 }

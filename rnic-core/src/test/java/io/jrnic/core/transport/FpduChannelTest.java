@@ -103,7 +103,7 @@ class FpduChannelTest {
         transport.close();
         transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
         Pair pair = TransportFixture.connect(transport, settings(crc, markers), settings(crc, markers));
-        assertThat(pair.initiator().mulpdu()).isEqualTo(markers ? Fpdu.mulpdu(TransportConfig.MAX_EMSS, true) : 65535);
+        assertThat(pair.initiator().mulpdu()).isEqualTo(Fpdu.MAX_MULPDU); // RFC 5044 §4.1
         exchange(pair, SIZES, SIZES, true);
     }
 

@@ -137,6 +137,38 @@ class RawPeerExhaustionTest {
     }
 
     /**
+     * A Send longer than the receive it lands in (RFC 5040 §5.3 R-SEND-013; RFC 5041 §7.2: DDP
+     * 1/2/0x05 "DDP Message too long for available buffer", the Send's DDP header copied; Verbs
+     * §8.1.2.1 V-WR-10: the receive completes in error, BASE AND BOUNDS VIOLATION "including length
+     * errors", Verbs §9.5.2 Figure 36 V-ERR-48): nothing is placed, not even the 8 octets that fit;
+     * the receive completes once with its error, the receive behind it is flushed, the QP goes
+     * Terminate → Error after our FIN.
+     */
+    @Test
+    void sendLongerThanItsReceiveBufferIsTerminatedMessageTooLong_R_SEND_013_V_WR_10() throws Exception {
+        peer = new RawInitiator(new ConnectionSettings());
+        MemorySegment memory = peer.rnic.allocateMemory(4096, 4096);
+        MemoryRegion sink = peer.pd.registerMemory(memory, RawInitiator.RIGHTS);
+        peer.qp.postReceive(new ReceiveWorkRequest().wrId(3).sge(sink.stag(), sink.query().baseTo(), 8));
+        peer.qp.postReceive(new ReceiveWorkRequest().wrId(4).sge(sink.stag(), sink.query().baseTo() + 64, 64));
+        peer.connect();
+
+        byte[] send = Wire.send(1, PAYLOAD); // 16 octets into 8
+        RawFpdus.send(peer.raw.getOutputStream(), send);
+        assertThat(hex(RawFpdus.receive(in()))).isEqualTo(terminate("1205c000 0010", Arrays.copyOf(send, 18)));
+        assertTheFinFollowsAndFinish();
+
+        assertThat(peer.qp.query().terminateMessage().terminateControl()).isEqualTo(0x1205);
+        List<WorkCompletion> wcs = exactly(2);
+        assertThat(wcs).extracting(WorkCompletion::wrId).containsExactly(3L, 4L);
+        assertThat(wcs).extracting(WorkCompletion::status).containsExactly(
+                WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION, WorkCompletionStatus.FLUSHED);
+        assertThat(memory.toArray(ValueLayout.JAVA_BYTE)).as("nothing placed").containsOnly(0);
+        // the engine's event for it (QpRxEngine.eventFor: Figure 24 has no row for a Send too long)
+        assertThat(peer.eventTypes()).containsExactly(AsyncEventType.LOCAL_QP_CATASTROPHIC);
+    }
+
+    /**
      * S-RQ empty (Verbs §6.3.5 V-SRQ-25 with RFC 5040 §5.3): as an empty RQ, 1/2/0x02; before it,
      * the S-RQ Limit event when the available WQEs drop below the limit (V-SRQ-37), which by itself
      * disturbs nothing (V-SRQ-38). The receive the first Send consumed completes once, successfully.
@@ -329,6 +361,47 @@ class RawPeerExhaustionTest {
         answerNextRead(depth + 1);
         assertThat(exactly(1).getFirst().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
         assertThat(peer.eventTypes()).isEmpty();
+    }
+
+    /**
+     * Our own FPDUs at the largest EMSS allowed (RFC 5044 §4.1: "The range of MULPDU values MUST
+     * be between 128 octets and 64768 octets, inclusive. The sending DDP MUST NOT post a ULPDU
+     * larger than 64768 octets to MPA"): an RDMA Write and a Read Response of 1 MiB + 100 go out in
+     * ULPDUs of exactly 64768 octets but the last, never the ULPDU_Length field's 65535 that the
+     * EMSS formula alone would give (RFC 5044 §4.5). Each ULPDU is read off the raw socket.
+     */
+    @Test
+    void atTheLargestEmssNoUlpduWeSendExceeds64768Octets_RFC5044_4_1() throws Exception {
+        peer = new RawInitiator(new ConnectionSettings().emss(ConnectionSettings.MAX_EMSS));
+        peer.connect();
+        int length = (1 << 20) + 100;
+        MemoryRegion source = region(length);
+        peer.qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).signaled(true)
+                .sge(source.stag(), source.query().baseTo(), length).remote(0x4201, 0));
+        assertUlpdusWithin64768(Wire.WRITE, length);
+
+        RawFpdus.send(peer.raw.getOutputStream(),
+                Wire.readRequest(1, 0x5501, 0, length, source.stag(), source.query().baseTo()));
+        assertUlpdusWithin64768(Wire.READ_RESPONSE, length);
+        assertThat(peer.connection.mulpdu()).isEqualTo(64768);
+        assertThat(exactly(1).getFirst().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(peer.qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    /** Reads one tagged message of {@code length} payload octets off the wire, segment by segment. */
+    private void assertUlpdusWithin64768(int opcode, int length) throws Exception {
+        long payload = 0;
+        int full = 0;
+        byte[] ulpdu;
+        do {
+            ulpdu = RawFpdus.receive(in());
+            assertThat(ulpdu[1] & 0x0F).isEqualTo(opcode);
+            assertThat(ulpdu.length).as("a ULPDU we send (RFC 5044 §4.1)").isLessThanOrEqualTo(64768);
+            full += ulpdu.length == 64768 ? 1 : 0;
+            payload += ulpdu.length - 14;
+        } while ((ulpdu[0] & 0x40) == 0); // DDP L bit (RFC 5041 §4.2)
+        assertThat(payload).isEqualTo(length);
+        assertThat(full).as("segments as large as allowed (RFC 5044 §4.5 SHOULD)").isEqualTo(length / (64768 - 14));
     }
 
     /**

@@ -5,6 +5,7 @@ import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.QpState;
+import io.jrnic.api.ReceiveWorkRequest;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
@@ -82,6 +83,42 @@ class RawPeerReadResponseTest {
         List<WorkCompletion> wcs = peer.completions(1);
         assertThat(wcs.getFirst().wrId()).isEqualTo(9L);
         assertThat(wcs.getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+    }
+
+    /**
+     * A Read Response when no Read is outstanding (RFC 5040 §7.2 R-ERR-021: RDMAP 0/2/0x06
+     * Unexpected OpCode; Verbs §8.3.3 Figure 24 "Unexpected Opcode" 0x0206, QP → Terminate): a peer
+     * ignoring ORD/IRD answers the Read twice. The first response completes the Read; the second
+     * finds the ORD queue empty and gets our Terminate, its DDP header copied, then the FIN; nothing
+     * of it is placed and the receive is flushed once.
+     */
+    @Test
+    void readResponseWithNoReadOutstandingIsUnexpectedOpcode_R_ERR_021() throws Exception {
+        readOutstanding();
+        peer.qp.postReceive(new ReceiveWorkRequest().wrId(7).sge(0, 0, 0));
+        respond(true, sinkTo, READ_SIZE);
+        List<WorkCompletion> read = peer.completions(1);
+        assertThat(read.getFirst().wrId()).isEqualTo(9L);
+        assertThat(read.getFirst().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        memory.fill((byte) 0);
+
+        byte[] spurious = Wire.tagged(Wire.READ_RESPONSE, true, sinkStag, sinkTo, new byte[16]);
+        Arrays.fill(spurious, 14, spurious.length, (byte) 0x3C);
+        RawFpdus.send(peer.raw.getOutputStream(), spurious);
+        byte[] terminate = RawFpdus.receive(peer.raw.getInputStream());
+        // our Terminate (QN 2, MSN 1), RDMAP 0/2/0x06 with M and D, segment length 16, the DDP header
+        assertThat(terminate).isEqualTo(Wire.concat(RawFrames.hex(Wire.TERMINATE_HEADER + " 02 06 c0 00 00 10"),
+                Arrays.copyOf(spurious, 14)));
+        assertThat(peer.raw.getInputStream().read()).as("our FIN after the Terminate").isEqualTo(-1);
+        peer.raw.shutdownOutput();
+        peer.awaitState(QpState.ERROR);
+        assertThat(peer.eventTypes()).containsExactly(AsyncEventType.UNEXPECTED_OPCODE);
+        assertThat(peer.qp.query().terminateMessage().terminateControl()).isEqualTo(0x0206);
+        assertThat(memory.toArray(ValueLayout.JAVA_BYTE)).as("nothing of it placed").containsOnly(0);
+        List<WorkCompletion> flushed = peer.completions(1);
+        assertThat(flushed).extracting(WorkCompletion::wrId).containsExactly(7L);
+        assertThat(flushed.getFirst().status()).isEqualTo(WorkCompletionStatus.FLUSHED);
+        assertThat(peer.cq.poll(new WorkCompletion())).as("each WR completed once").isFalse();
     }
 
     @Test

@@ -114,6 +114,36 @@ class RawPeerTerminateTest {
         assertThat(peer.qp.query().terminateMessage().terminateControl()).isEqualTo(0x1100);
     }
 
+    /**
+     * As above with a corrupt FPDU behind the Terminate (RFC 5044 §8 code 2 on its own: Terminate
+     * 0x2002, LLP Invalid CRC). Here the fix is visible over TCP: a framing fault that reached the
+     * QP after the Terminate was counted as a CRC error (Counters.crcErrors, io.jrnic.CrcError)
+     * before the QP, already in Terminate, ignored it; with the fix nothing behind the Terminate is
+     * looked at (RFC 5040 §5.4, R-TERM-021), so nothing is counted. (The short FPDU of the test
+     * above leaves no trace either way: EngineReceiveFuzzTest's fake QP is its guard.)
+     */
+    @Test
+    void aCorruptFpduBehindAReceivedTerminateIsNeitherAnsweredNorCounted_R_TERM_021_R_TERM_048() throws Exception {
+        connectWithReadOutstanding();
+        java.io.ByteArrayOutputStream both = new java.io.ByteArrayOutputStream();
+        RawFpdus.send(both, Wire.concat(Wire.untagged(Wire.TERMINATE, true, 0, 2, 1, 0, INVALID_STAG_TERMINATE),
+                COPIED_HEADER));
+        int corruptAt = both.size();
+        RawFpdus.send(both, Wire.send(1, new byte[16]));
+        byte[] bytes = both.toByteArray();
+        bytes[bytes.length - 1] ^= 0x01; // the CRC's last octet (RFC 5044 §4.4)
+        assertThat(RawFrames.crcValid(java.util.Arrays.copyOfRange(bytes, corruptAt, bytes.length))).isFalse();
+        peer.raw.getOutputStream().write(bytes); // one TCP write: both FPDUs in one read
+
+        assertOnlyTheCloseFollowsAndFinish();
+        assertThat(peer.eventTypes()).containsExactly(AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
+        assertThat(peer.qp.query().terminateMessage().terminateControl()).isEqualTo(0x1100);
+        assertThat(peer.qp.counters().terminatesReceived()).isEqualTo(1);
+        assertThat(peer.qp.counters().crcErrors()).as("nothing behind the Terminate is looked at").isZero();
+        assertThat(peer.completions(2)).extracting(WorkCompletion::status).containsExactly(
+                WorkCompletionStatus.REMOTE_TERMINATION_ERROR, WorkCompletionStatus.FLUSHED);
+    }
+
     @Test
     void terminateCompletesTheWorkInProgressWithRemoteTerminationError_V_ERR_46_V_CM_14() throws Exception {
         connectWithReadOutstanding();

@@ -21,10 +21,22 @@ class TransportConfigTest {
         assertThat(c.writeLowWaterMark()).isLessThanOrEqualTo(c.writeHighWaterMark());
     }
 
+    /**
+     * RFC 5044 §4.1: a sender's MULPDU is 128..64768 whatever EMSS the configuration allows; the
+     * largest EMSS accepted gives 64768, not the ULPDU_Length field's 65535.
+     */
     @Test
-    void maxEmssIsTheFirstToReachTheLargestMulpdu() {
-        assertThat(Fpdu.mulpdu(TransportConfig.MAX_EMSS, false)).isEqualTo(Fpdu.MAX_ULPDU_LENGTH);
-        assertThat(Fpdu.mulpdu(TransportConfig.MAX_EMSS - 1, false)).isLessThan(Fpdu.MAX_ULPDU_LENGTH);
+    void everyAcceptedEmssGivesAMulpduWithinRfc5044Section41() {
+        for (int emss = Fpdu.MIN_MULPDU + Fpdu.OVERHEAD; emss <= TransportConfig.MAX_EMSS; emss++) {
+            TransportConfig c = TransportConfig.builder().emss(emss).build();
+            for (boolean markers : new boolean[] {false, true}) {
+                assertThat(Fpdu.mulpdu(c.emss(), markers)).as("EMSS %d, markers %s", emss, markers)
+                        .isBetween(Fpdu.MIN_MULPDU, Fpdu.MAX_MULPDU);
+            }
+        }
+        assertThat(Fpdu.mulpdu(TransportConfig.MAX_EMSS, false)).isEqualTo(64768);
+        assertThat(Fpdu.mulpdu(TransportConfig.MAX_EMSS, true)).isEqualTo(64768);
+        assertThat(Fpdu.mulpdu(Fpdu.MIN_MULPDU + Fpdu.OVERHEAD, true)).isEqualTo(128);
     }
 
     @Test
