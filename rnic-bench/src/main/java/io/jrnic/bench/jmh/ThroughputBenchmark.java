@@ -74,7 +74,7 @@ public class ThroughputBenchmark {
      * streams ignore it. Up to {@value io.jrnic.bench.transport.MessageOptions#MAX_POST_LIST}.
      */
     @Param({"1"})
-    public int postList;
+    public int postList = 1;
 
     private MessageStream stream;
 

@@ -38,6 +38,27 @@ class BenchmarkFixtureTest {
         assertThat(bytes.payloadBytes).isEqualTo(100L * messageSize);
     }
 
+    /** A post list of 16 (the {@code postList} parameter) moves and verifies every message. */
+    @ParameterizedTest
+    @CsvSource({"RNIC_WRITE, 64, 1", "RNIC_WRITE, 64, 16", "RNIC_SEND, 4096, 16"})
+    void rnicThroughputTrialPostsListsAndVerifies(Transport transport, int messageSize, int postList) throws Exception {
+        ThroughputBenchmark benchmark = new ThroughputBenchmark();
+        benchmark.transport = transport;
+        benchmark.messageSize = messageSize;
+        benchmark.crc = true;
+        benchmark.postList = postList;
+        ThroughputBenchmark.PayloadBytes bytes = new ThroughputBenchmark.PayloadBytes();
+
+        benchmark.open();
+        bytes.reset();
+        for (int i = 0; i < 200; i++) {
+            benchmark.message(bytes);
+        }
+        benchmark.close();
+
+        assertThat(bytes.payloadBytes).isEqualTo(200L * messageSize);
+    }
+
     @ParameterizedTest
     @CsvSource({"TCP, false", "TCP, true", "TCP_BUSY_POLL, false", "TCP_BUSY_POLL, true"})
     void latencyTrialEchoesEachPing(Transport transport, boolean crc) throws Exception {
