@@ -64,11 +64,26 @@ final class LoopbackRun {
     record Rows<T>(T rnic, T tcp, T floor) {
     }
 
-    /** Opens the RNIC pairs of {@code --mode} from now on; returns the mode to restore. */
-    private IoMode enterMode() {
-        IoMode previous = RnicPair.ioMode();
+    /**
+     * Opens the RNIC pairs of {@code --mode} (and {@code --polling-spin-us}) from now on; returns what
+     * to restore with {@link #leaveMode}.
+     */
+    PairSettings enterMode() {
+        PairSettings previous = new PairSettings(RnicPair.ioMode(), RnicPair.pollingSpin());
         RnicPair.ioMode(options.mode() == PerftestOptions.Mode.POLLING ? IoMode.POLLING : IoMode.EVENT_LOOP);
+        if (options.pollingSpin() != null) {
+            RnicPair.pollingSpin(options.pollingSpin());
+        }
         return previous;
+    }
+
+    static void leaveMode(PairSettings previous) {
+        RnicPair.ioMode(previous.mode());
+        RnicPair.pollingSpin(previous.spin());
+    }
+
+    /** The JVM-wide settings of {@link RnicPair} a run changes and restores. */
+    record PairSettings(IoMode mode, java.time.Duration spin) {
     }
 
     /** The bytes of a one-sided latency operation: 8 (Verify hashes 64). */
@@ -86,11 +101,11 @@ final class LoopbackRun {
         boolean crc = options.crc();
         int bytes = fixedSize(test) ? operandSize(test) : size;
         LatencyResult rnic;
-        IoMode previous = enterMode();
+        PairSettings previous = enterMode();
         try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
             rnic = measureLatency(openRnicPingPong(bytes, crc), bytes, p);
         } finally {
-            RnicPair.ioMode(previous);
+            leaveMode(previous);
         }
         LatencyResult tcp;
         try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
@@ -155,7 +170,7 @@ final class LoopbackRun {
         MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false, options.postList());
         int q = options.qps();
         BandwidthResult rnic;
-        IoMode previous = enterMode();
+        PairSettings previous = enterMode();
         try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
             rnic = switch (test) {
                 case WRITE_BW -> measureStreams(openStreams(Transport.RNIC_WRITE, messages, q), bytes, p);
@@ -164,7 +179,7 @@ final class LoopbackRun {
                 default -> throw new IllegalStateException("not a bandwidth test: " + test);
             };
         } finally {
-            RnicPair.ioMode(previous);
+            leaveMode(previous);
         }
         BandwidthResult tcp;
         try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {

@@ -23,6 +23,8 @@ public final class PerftestOptions {
 
     /** Largest {@code -I} accepted (perftest's MAX_INLINE); the RNIC's maximum then caps it. */
     public static final int MAX_INLINE_OPTION = 912;
+    /** Largest {@code --polling-spin-us}: one second (a longer spin is a busy-polling I/O thread). */
+    public static final long MAX_POLLING_SPIN_MICROS = 1_000_000;
 
     /** How the data path waits for completions: {@code --mode}. */
     public enum Mode {
@@ -115,6 +117,10 @@ public final class PerftestOptions {
 
     @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class, description = "event-loop (default) or polling")
     Mode mode = Mode.EVENT_LOOP;
+
+    @Option(names = "--polling-spin-us", paramLabel = "US", description = "with --mode polling: how long an RNIC I/O thread"
+            + " keeps polling its sockets after work before it blocks (RnicConfig.pollingSpin; default 50, 0: never)")
+    Long pollingSpinMicros;
 
     @Option(names = "--warm-up", paramLabel = "N", description = "client or server: first run N iterations of the test in loopback in this JVM, quietly"
             + " (a cold JVM on an emulated host can miss the peer's MPA timeout)")
@@ -247,6 +253,14 @@ public final class PerftestOptions {
         return pauseMillis;
     }
 
+    /**
+     * {@return the polling-mode spin of the RNIC's I/O threads ({@code --polling-spin-us}), or null for
+     * {@code RnicConfig}'s default}
+     */
+    public java.time.Duration pollingSpin() {
+        return pollingSpinMicros == null ? null : java.time.Duration.ofNanos(1000 * pollingSpinMicros);
+    }
+
     /** {@return how the data path waits for completions ({@code --mode})} */
     public Mode mode() {
         return mode;
@@ -325,6 +339,13 @@ public final class PerftestOptions {
         }
         if (postList < 1 || (txDepth != null && postList > txDepth)) {
             throw new IllegalArgumentException("-l " + postList + ": at least 1 and at most the send queue depth (-t)");
+        }
+        if (pollingSpinMicros != null && (pollingSpinMicros < 0 || pollingSpinMicros > MAX_POLLING_SPIN_MICROS)) {
+            throw new IllegalArgumentException("--polling-spin-us " + pollingSpinMicros + ": must be in [0, "
+                    + MAX_POLLING_SPIN_MICROS + "]");
+        }
+        if (pollingSpinMicros != null && mode != Mode.POLLING) {
+            throw new IllegalArgumentException("--polling-spin-us: only with --mode polling (event-loop mode never spins)");
         }
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("-p " + port + ": not a port");

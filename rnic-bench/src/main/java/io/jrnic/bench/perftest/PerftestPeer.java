@@ -165,10 +165,19 @@ final class PerftestPeer {
         }
     }
 
+    /** The configuration of this peer's RNIC: {@code --mode} and {@code --polling-spin-us}. */
+    RnicConfig rnicConfig() {
+        RnicConfig config = new RnicConfig().name("perftest-" + NAMES.incrementAndGet()) // unique per JVM
+                .ioMode(polling ? IoMode.POLLING : IoMode.EVENT_LOOP);
+        if (options.pollingSpin() != null) {
+            config.pollingSpin(options.pollingSpin());
+        }
+        return config;
+    }
+
     /** Runs the client or the server; returns the exit code. */
     int run() throws IOException, InterruptedException {
-        rnic = SoftRnic.open(new RnicConfig().name("perftest-" + NAMES.incrementAndGet()) // unique per JVM
-                .ioMode(polling ? IoMode.POLLING : IoMode.EVENT_LOOP));
+        rnic = SoftRnic.open(rnicConfig());
         try {
             pd = rnic.allocatePd();
             createComm();

@@ -71,8 +71,13 @@ public final class RnicPair implements AutoCloseable {
     /** RnicConfig.pollingTakeover in microseconds: {@code -Djrnic.bench.pollingTakeoverMicros}, default 1000. */
     static final Duration POLLING_TAKEOVER = Duration.ofNanos(1000
             * Long.getLong("jrnic.bench.pollingTakeoverMicros", 1000));
-    /** RnicConfig.pollingSpin in microseconds: {@code -Djrnic.bench.pollingSpinMicros}, default 50. */
-    static final Duration POLLING_SPIN = Duration.ofNanos(1000 * Long.getLong("jrnic.bench.pollingSpinMicros", 50));
+    /**
+     * RnicConfig.pollingSpin of the pairs opened from now on: {@code -Djrnic.bench.pollingSpinMicros}
+     * (microseconds, default 50) until {@link #pollingSpin(Duration)} changes it (the perftest
+     * commands' {@code --polling-spin-us}).
+     */
+    private static volatile Duration pollingSpin =
+            Duration.ofNanos(1000 * Long.getLong("jrnic.bench.pollingSpinMicros", 50));
 
     private final boolean crc;
     private final Side active;
@@ -95,10 +100,11 @@ public final class RnicPair implements AutoCloseable {
      */
     public static RnicPair open(boolean crc, Depths activeDepths, Depths passiveDepths) {
         IoMode mode = ioMode;
+        Duration spin = pollingSpin;
         int n = NAMES.incrementAndGet();
-        Side active = new Side("bench-a-" + n, activeDepths, mode);
+        Side active = new Side("bench-a-" + n, activeDepths, mode, spin);
         try {
-            Side passive = new Side("bench-b-" + n, passiveDepths, mode);
+            Side passive = new Side("bench-b-" + n, passiveDepths, mode, spin);
             return new RnicPair(crc, active, passive);
         } catch (RuntimeException | Error e) {
             active.rnic.close();
@@ -122,6 +128,25 @@ public final class RnicPair implements AutoCloseable {
     /** {@return the I/O mode of the pairs opened from now on} */
     public static IoMode ioMode() {
         return ioMode;
+    }
+
+    /**
+     * Sets how long the I/O threads of the pairs opened from now on in this JVM spin after work in
+     * polling mode ({@code RnicConfig.pollingSpin}; docs/transport.md "Polling mode").
+     *
+     * @param spin zero or positive
+     * @throws IllegalArgumentException if spin is null or negative
+     */
+    public static void pollingSpin(Duration spin) {
+        if (spin == null || spin.isNegative()) {
+            throw new IllegalArgumentException("pollingSpin must not be negative: " + spin);
+        }
+        pollingSpin = spin;
+    }
+
+    /** {@return the polling-mode spin of the pairs opened from now on} */
+    public static Duration pollingSpin() {
+        return pollingSpin;
     }
 
     /** {@return the side of the benchmark thread (MPA Initiator)} */
@@ -270,9 +295,9 @@ public final class RnicPair implements AutoCloseable {
         private Connection connection;
         private Remote peer;
 
-        Side(String name, Depths depths, IoMode mode) {
+        Side(String name, Depths depths, IoMode mode, Duration spin) {
             rnic = Rnic.open(new RnicConfig().name(name).ioMode(mode).pollingTakeover(POLLING_TAKEOVER)
-                    .pollingSpin(POLLING_SPIN).ioTransport(ioTransport()));
+                    .pollingSpin(spin).ioTransport(ioTransport()));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
                 pd = rnic.allocatePd();

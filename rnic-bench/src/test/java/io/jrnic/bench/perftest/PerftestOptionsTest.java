@@ -81,6 +81,21 @@ class PerftestOptionsTest {
     }
 
     @Test
+    void pollingSpinIsMicrosecondsInPollingModeOnly() {
+        assertThat(Perftest.parse(PerftestTest.READ_LAT, "--mode", "polling", "host").pollingSpin()).isNull();
+        assertThat(Perftest.parse(PerftestTest.READ_LAT, "--mode", "polling", "--polling-spin-us", "0", "host")
+                .pollingSpin()).isEqualTo(java.time.Duration.ZERO);
+        assertThat(Perftest.parse(PerftestTest.READ_LAT, "--mode", "polling", "--polling-spin-us", "1000000", "host")
+                .pollingSpin()).isEqualTo(java.time.Duration.ofSeconds(1));
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.READ_LAT, "--mode", "polling", "--polling-spin-us", "-1", "host"))
+                .hasMessageContaining("--polling-spin-us -1");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.READ_LAT, "--mode", "polling", "--polling-spin-us", "1000001",
+                "host")).hasMessageContaining("--polling-spin-us 1000001");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.READ_LAT, "--polling-spin-us", "10", "host"))
+                .hasMessageContaining("only with --mode polling");
+    }
+
+    @Test
     void baselineIsOffUnlessAskedFor() {
         assertThat(Perftest.parse(PerftestTest.WRITE_LAT, "--loopback").baseline()).isFalse();
         assertThat(Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "--baseline").baseline()).isTrue();

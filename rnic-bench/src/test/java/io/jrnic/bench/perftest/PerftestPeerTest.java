@@ -2,11 +2,16 @@ package io.jrnic.bench.perftest;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.jrnic.api.IoMode;
+import io.jrnic.api.RnicConfig;
+import io.jrnic.bench.transport.RnicPair;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -157,6 +162,30 @@ class PerftestPeerTest {
         assertThat(client.code()).as(client.err()).isZero();
         server.served();
         assertThat(client.lastLine()).contains("\"mode\": \"polling\"");
+    }
+
+    @Test
+    void pollingSpinReachesTheRnicsOfClientServerAndLoopbackRuns() {
+        PrintStream quiet = new PrintStream(OutputStream.nullOutputStream());
+        PerftestOptions spin0 = Perftest.parse(PerftestTest.READ_LAT, "--mode", "polling", "--polling-spin-us", "0", "host");
+        assertThat(new PerftestPeer(PerftestTest.READ_LAT, spin0, quiet, quiet).rnicConfig().pollingSpin())
+                .isEqualTo(Duration.ZERO);
+        PerftestOptions byDefault = Perftest.parse(PerftestTest.READ_LAT, "--mode", "polling", "host");
+        assertThat(new PerftestPeer(PerftestTest.READ_LAT, byDefault, quiet, quiet).rnicConfig().pollingSpin())
+                .isEqualTo(new RnicConfig().pollingSpin());
+
+        // --loopback: the pairs opened during the run get it; the JVM's setting comes back after
+        Duration before = RnicPair.pollingSpin();
+        PerftestOptions loop = Perftest.parse(PerftestTest.READ_LAT, "--loopback", "--mode", "polling",
+                "--polling-spin-us", "7");
+        LoopbackRun.PairSettings previous = new LoopbackRun(PerftestTest.READ_LAT, loop, quiet).enterMode();
+        try {
+            assertThat(RnicPair.pollingSpin()).isEqualTo(Duration.ofNanos(7_000));
+            assertThat(RnicPair.ioMode()).isEqualTo(IoMode.POLLING);
+        } finally {
+            LoopbackRun.leaveMode(previous);
+        }
+        assertThat(RnicPair.pollingSpin()).isEqualTo(before);
     }
 
     @Test
