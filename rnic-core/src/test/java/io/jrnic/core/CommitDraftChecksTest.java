@@ -120,6 +120,19 @@ class CommitDraftChecksTest extends EngineFixture {
                 AsyncEventType.IRRQ_ACCESS_RIGHTS);
     }
 
+    // ---- alignment of an Atomic Write ------------------------------------------------------------
+
+    @Test
+    void atomicWriteToATargetOffTheEightByteGridIsCatastrophic_C_AW_019() {
+        a = withRawPeer(MemoryLinkPair.Options.defaults());
+        MemorySegment block = a.rnic.allocateMemory(4096, 16);
+        MemoryRegion two = a.pd.registerMemory(block.asSlice(2, 64), FLUSHABLE);
+        // TO base + 2 is offset 2 of the region: 4 bytes past an 8-byte boundary
+        requestFails(CommitDraftEngineTest.atomicWriteRequest(1, two.stag(), 8, a.base(two) + 2, -1L), "0207c000",
+                "0000", AsyncEventType.LOCAL_QP_CATASTROPHIC);
+        assertThat(bytes(block, 0, 80)).containsOnly(0);
+    }
+
     // ---- lengths and hashes at Delivery -------------------------------------------------------
 
     @Test
@@ -196,6 +209,19 @@ class CommitDraftChecksTest extends EngineFixture {
         hook.after(2, n -> target.reregister(a.pd, m, FLUSHABLE, key, AddressType.VA_BASED, m.address() + 0x10000,
                 true));
         behindARead(source, flush, "0101c000", AsyncEventType.IRRQ_BASE_BOUNDS);
+    }
+
+    @Test
+    void flushWhoseTargetMemoryWasFreedBehindAReadIsCatastrophic_C_FLUSH_021() {
+        TxStopPointTest.HookLink hook = hooked();
+        MemoryRegion source = a.region(64 * 1024, EngineFixture.RIGHTS);
+        java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+        MemorySegment m = arena.allocate(4096, 8);
+        MemoryRegion target = a.pd.registerMemory(m, FLUSHABLE);
+        byte[] flush = CommitDraftEngineTest.flushRequest(2, target.stag(), 64, m.address(), 0x02);
+        // the application frees the memory under a registered region: it cannot be flushed any more
+        hook.after(2, n -> arena.close());
+        behindARead(source, flush, "0207c000", AsyncEventType.LOCAL_QP_CATASTROPHIC);
     }
 
     /**
