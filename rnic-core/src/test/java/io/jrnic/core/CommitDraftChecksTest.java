@@ -123,6 +123,23 @@ class CommitDraftChecksTest extends EngineFixture {
     // ---- alignment of an Atomic Write ------------------------------------------------------------
 
     @Test
+    void atomicWriteIsPlacedWhereverTheEffectiveAddressIsAligned_C_AW_017_C_AW_019() {
+        a = withRawPeer(MemoryLinkPair.Options.defaults());
+        MemorySegment block = a.rnic.allocateMemory(4096, 16);
+        // memory starting at an odd multiple of 8 (8-byte but not 16-byte aligned), and memory
+        // starting 2 bytes past a boundary, whose 8-byte aligned targets are at offsets 6, 14, ...
+        MemoryRegion eight = a.pd.registerMemory(block.asSlice(8, 64), FLUSHABLE);
+        MemoryRegion two = a.pd.registerMemory(block.asSlice(2 + 128, 64), FLUSHABLE);
+        raw.send(CommitDraftEngineTest.atomicWriteRequest(1, eight.stag(), 8, a.base(eight), 0x1111L),
+                CommitDraftEngineTest.atomicWriteRequest(2, two.stag(), 8, a.base(two) + 6, 0x2222L));
+        await(() -> raw.received.size() == 2, "two Atomic Write Responses");
+        assertBytes(raw.received.get(0), AW_RESPONSE_1);
+        assertThat(block.get(ValueLayout.JAVA_LONG, 8)).isEqualTo(0x1111L);
+        assertThat(block.get(ValueLayout.JAVA_LONG, 136)).isEqualTo(0x2222L);
+        assertThat(a.events).isEmpty();
+    }
+
+    @Test
     void atomicWriteToATargetOffTheEightByteGridIsCatastrophic_C_AW_019() {
         a = withRawPeer(MemoryLinkPair.Options.defaults());
         MemorySegment block = a.rnic.allocateMemory(4096, 16);
