@@ -112,12 +112,23 @@ class CommitDraftChecksTest extends EngineFixture {
     }
 
     @Test
-    void globalVisibilityFlushWithOnlyTheOtherFlushableRightIsAccessViolation_C_ATTR_002() {
+    void globalVisibilityFlushWithOnlyTheOtherFlushableRightIsAccessViolation_C_ATTR_002() throws Exception {
         a = withRawPeer(MemoryLinkPair.Options.defaults());
-        // a barrier (flags 0) would do with either right; global visibility needs its own (AMB-56)
-        MemoryRegion mr = a.region(4096, EngineFixture.RIGHTS | AccessRights.VERIFIABLE);
-        requestFails(CommitDraftEngineTest.flushRequest(1, mr.stag(), 64, a.base(mr), 0x02), "0102c000", "0000",
-                AsyncEventType.IRRQ_ACCESS_RIGHTS);
+        // a barrier (flags 0) would do with either right; global visibility needs its own (AMB-56):
+        // the region has Flushable Persistent (file-mapped memory, which that right needs) but not
+        // Flushable Global
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("jrnic-commit-checks", ".bin");
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+            MemorySegment mapped = ch.map(java.nio.channels.FileChannel.MapMode.READ_WRITE, 0, 4096,
+                    java.lang.foreign.Arena.ofAuto());
+            MemoryRegion mr = a.pd.registerMemory(mapped,
+                    EngineFixture.RIGHTS | AccessRights.VERIFIABLE | AccessRights.FLUSHABLE_PERSISTENT);
+            requestFails(CommitDraftEngineTest.flushRequest(1, mr.stag(), 64, a.base(mr), 0x02), "0102c000",
+                    "0000", AsyncEventType.IRRQ_ACCESS_RIGHTS);
+        } finally {
+            java.nio.file.Files.deleteIfExists(file);
+        }
     }
 
     // ---- alignment of an Atomic Write ------------------------------------------------------------
