@@ -304,6 +304,21 @@ class CommitDraftChecksTest extends EngineFixture {
         assertThat(bytes(a.memory(sink), 64, 64)).containsOnly(0);
     }
 
+    @Test
+    void requesterAcceptsAVerifyResponseOfTheShortestHash_C_VERIFY_002() {
+        // the algorithm is the peer region's: a scrub's response may carry a hash of a single byte
+        a = withRawPeer(MemoryLinkPair.Options.defaults());
+        MemoryRegion sink = a.region(8, EngineFixture.RIGHTS);
+        a.qp.postSend(new SendWorkRequest().wrId(4).verify(0x0000_0301, 0, 64, null)
+                .sge(sink.stag(), a.base(sink), 8));
+        await(() -> raw.received.size() == 1, "the Verify Request");
+        raw.send(Wire.untagged(0xF, true, 0, 3, 1, 0, new byte[] {(byte) 0x5A}));
+        WorkCompletion wc = completions(a, 1).getFirst();
+        assertThat(wc.wrId()).isEqualTo(4);
+        assertThat(wc.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(bytes(a.memory(sink), 0, 8)).isEqualTo(new byte[] {0x5A, 0, 0, 0, 0, 0, 0, 0});
+    }
+
     // ---- hash cache -----------------------------------------------------------------------------
 
     @Test
