@@ -48,4 +48,20 @@ class PersistenceExecutorTest {
                 .hasMessageContaining("forcer");
         e.close();
     }
+
+    @Test
+    void poolThreadsAreDaemonsWhateverThreadSubmitsAndEndAfterClose() throws Exception {
+        PersistenceExecutor e = new PersistenceExecutor("daemon");
+        CompletableFuture<Thread> ran = new CompletableFuture<>();
+        // an event loop thread need not be a daemon; a pool thread must never keep the JVM alive
+        Thread loop = new Thread(() -> e.submit(() -> ran.complete(Thread.currentThread())), "a-loop");
+        loop.setDaemon(false);
+        loop.start();
+        loop.join(10_000);
+        Thread t = ran.get(10, TimeUnit.SECONDS);
+        assertThat(t.isDaemon()).isTrue();
+        e.close(); // an idle pool thread ends now, not after the keep-alive
+        t.join(10_000);
+        assertThat(t.isAlive()).isFalse();
+    }
 }

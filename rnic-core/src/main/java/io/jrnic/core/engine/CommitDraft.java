@@ -416,9 +416,16 @@ public final class CommitDraft {
         return null;
     }
 
-    /** Whether an 8-byte store at this offset is one aligned access (C-AW-012, C-AW-017). */
+    /**
+     * Whether an 8-byte store at this offset is one aligned access (C-AW-012, C-AW-017): the
+     * effective address is 8-byte aligned. A native segment qualifies whatever its own base
+     * alignment ({@code maxByteAlignment()} is only that of its first byte: memory starting 2 bytes
+     * off the grid has aligned targets at offsets 6, 14, ...); a heap segment needs elements of at
+     * least 8 bytes, as in {@link RemoteAtomics}.
+     */
     private static boolean atomicallyPlaceable(MemorySegment memory, long offset) {
-        return memory.maxByteAlignment() >= Long.BYTES && (memory.address() + offset) % Long.BYTES == 0;
+        return (memory.isNative() || memory.maxByteAlignment() >= Long.BYTES)
+                && (memory.address() + offset) % Long.BYTES == 0;
     }
 
     /**

@@ -145,4 +145,29 @@ class InboundReadQueueTest {
         assertThat(q.headKind()).isEqualTo(InboundReadQueue.READ); // a reused atomic slot is a Read again
         assertThat(q.headSinkStag()).isEqualTo(3);
     }
+
+    @Test
+    void everyKindOfRequestCountsAgainstTheIrdUntilItsResponseIsDone_R_READ_044_AMB_11() {
+        InboundReadQueue q = new InboundReadQueue(3);
+        MemorySegment ddp = MemorySegment.ofArray(new byte[18]);
+        for (int round = 0; round < 3; round++) { // the ring wraps: head and tail both move on
+            assertThat(q.add(1, 0, 8, memory, 0)).isTrue();
+            assertThat(q.size()).isEqualTo(1);
+            assertThat(q.addAtomic(0, 2, memory, 0, 3, 0, 0, 0, 0, 0)).isTrue();
+            assertThat(q.size()).isEqualTo(2);
+            assertThat(q.addCommit(InboundReadQueue.VERIFY, 4, 0, 8, memory, 0, 0, 0, null, 0, 0, ddp, 0))
+                    .isTrue();
+            assertThat(q.size()).as("round %d, full", round).isEqualTo(3);
+            assertThat(q.add(5, 0, 8, memory, 0)).as("round %d, beyond the ring", round).isFalse();
+            assertThat(q.addCommit(InboundReadQueue.FLUSH, 6, 0, 8, memory, 0, 0, 0, null, 0, 0, ddp, 0))
+                    .isFalse();
+            q.pop();
+            assertThat(q.size()).isEqualTo(2);
+            assertThat(q.isEmpty()).isFalse();
+            q.pop();
+            q.pop();
+            assertThat(q.size()).isZero();
+            assertThat(q.isEmpty()).isTrue();
+        }
+    }
 }

@@ -112,4 +112,22 @@ class OutstandingReadsTest {
         assertThat(OutstandingReads.VERIFY).isEqualTo(InboundReadQueue.VERIFY);
         assertThat(OutstandingReads.ATOMIC_WRITE).isEqualTo(InboundReadQueue.ATOMIC_WRITE);
     }
+
+    @Test
+    void theSizeCountsTheRequestsBetweenHeadAndTailAfterTheRingWrapped_V_IRD_9() {
+        OutstandingReads ord = new OutstandingReads(2);
+        for (int round = 0; round < 3; round++) {
+            assertThat(ord.add(wqe())).isTrue();
+            assertThat(ord.add(wqe(), OutstandingReads.ATOMIC, round)).isTrue();
+            assertThat(ord.size()).as("round %d, full", round).isEqualTo(2);
+            // full again after wrapping: one more would exceed the RNIC's ORD
+            assertThat(ord.add(wqe(), OutstandingReads.FLUSH)).as("round %d", round).isFalse();
+            assertThat(ord.poll()).isNotNull();
+            assertThat(ord.size()).as("round %d, one left", round).isEqualTo(1);
+            assertThat(ord.isEmpty()).isFalse();
+            assertThat(ord.poll()).isNotNull();
+            assertThat(ord.size()).isZero();
+            assertThat(ord.isEmpty()).isTrue();
+        }
+    }
 }
