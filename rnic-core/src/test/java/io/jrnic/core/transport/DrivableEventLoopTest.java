@@ -168,7 +168,7 @@ class DrivableEventLoopTest {
         AtomicBoolean innerTaskRan = new AtomicBoolean();
         loop.execute(() -> {
             loop.execute(() -> innerTaskRan.set(true));
-            nested.set(loop.drive());
+            nested.set(loop.drive() || loop.runQueued());
         });
         assertThat(loop.drive()).isTrue();
         assertThat(nested.get()).isFalse();
@@ -189,6 +189,71 @@ class DrivableEventLoopTest {
     }
 
     @Test
+    void aRunningLoopIsNeitherTerminatedNorDoneAwaitingTermination() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        assertThat(loop.isShuttingDown()).isFalse();
+        assertThat(loop.isShutdown()).isFalse();
+        assertThat(loop.isTerminated()).isFalse();
+        assertThat(loop.awaitTermination(10, TimeUnit.MILLISECONDS)).isFalse(); // bounded: it runs on
+        assertThat(loop.terminationFuture().isDone()).isFalse();
+    }
+
+    @Test
+    void aDriveWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        // nobody drove yet: the I/O thread serves the loop; a task scheduled a minute out makes its
+        // select block until then, so only the drive's wake-up (not a timeout) hands the loop back
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        loop.schedule(() -> { }, 60, TimeUnit.SECONDS);
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        takeOver(loop); // fails after WAIT_SECONDS if the I/O thread sleeps on in its selector
+        long turns = loop.ioThreadTurns();
+        assertThat(loop.drive()).isTrue();
+        assertThat(loop.ioThreadTurns()).isEqualTo(turns);
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void aChannelRegisteredWithItsOwnPromiseFromAForeignThreadIsRegisteredByTheNextDrive() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        takeOver(loop);
+        Channel channel = new NioSocketChannel();
+        ChannelFuture registered = loop.register(channel, channel.newPromise());
+        assertThat(registered.isDone()).isFalse(); // queued: nobody drove
+        driveUntil(loop, registered::isDone);
+        assertThat(registered.isSuccess()).isTrue();
+        assertThat(channel.isRegistered()).isTrue();
+        assertThat(channel.eventLoop()).isSameAs(loop);
+        ChannelFuture closed = channel.close();
+        driveUntil(loop, closed::isDone);
+    }
+
+    @Test
+    void theGroupKnowsItsLoopsIoThreadAndItsDrivingThreadAsLoopThreads() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Thread> ioThread = new AtomicReference<>();
+        AtomicBoolean drivingThreadRunsLoop = new AtomicBoolean();
+        loop.execute(() -> {
+            ioThread.set(Thread.currentThread());
+            ran.countDown();
+        });
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(loop.isIoThread(ioThread.get())).isTrue();
+        assertThat(loop.isIoThread(Thread.currentThread())).isFalse();
+        assertThat(group.runsLoop(ioThread.get())).as("the I/O thread, even between turns").isTrue();
+        takeOver(loop);
+        loop.execute(() -> drivingThreadRunsLoop.set(group.runsLoop(Thread.currentThread())));
+        assertThat(loop.drive()).isTrue();
+        assertThat(drivingThreadRunsLoop.get()).as("an application thread inside a drive").isTrue();
+        assertThat(group.runsLoop(Thread.currentThread())).as("the same thread after the drive").isFalse();
+    }
+
+    @Test
     void aThreadThatYieldsHandsTheLoopToTheIoThreadBeforeTheTakeoverTime() throws Exception {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
         takeOver(loop);
@@ -199,10 +264,17 @@ class DrivableEventLoopTest {
     }
 
     @Test
-    void aDriveWhileTheIoThreadBlocksAsksForTheLoopBack() {
-        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
-        // the I/O thread serves the loop at start (nobody drove yet) and blocks in its selector;
+    void aDriveWhileTheIoThreadBlocksAsksForTheLoopBack() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        // the I/O thread serves the loop at start (nobody drove yet) and blocks in its selector (wait
+        // for that: a thread started late takes the slot once for its start after a first drive);
         // the first drive fails but wakes it, and it hands the loop back
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         takeOver(loop);
         long turns = loop.ioThreadTurns();
         for (int i = 0; i < 1000; i++) {
@@ -395,6 +467,23 @@ class DrivableEventLoopTest {
         }
     }
 
+    @Test
+    void afterAYieldTheIoThreadServesAChannelWithoutATaskToWakeIt() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect("nio", server, reader);
+            try (Socket peer = server.accept()) {
+                assertThat(connected.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // the I/O thread served setup
+                takeOver(loop); // the I/O thread now parks for the 30 s takeover period
+                loop.yieldToIoThread(); // no task follows: only the yield itself can wake it
+                peer.getOutputStream().write(new byte[100]);
+                assertThat(reader.hundredBytes.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not 30 s
+                assertThat(loop.isIoThread(reader.readOn.get())).isTrue();
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"nio", "epoll"})
     void shutdownGracefullyRunsTheTasksQueuedBeforeItAndClosesTheRegisteredChannels(String kind) throws Exception {
@@ -445,6 +534,20 @@ class DrivableEventLoopTest {
         long end = System.nanoTime();
         assertThat(end - start).as("not before the quiet period").isGreaterThanOrEqualTo(quietNanos);
         assertThat(end - ranAt.get()).as("a quiet period after the last task").isGreaterThanOrEqualTo(quietNanos);
+    }
+
+    @Test
+    void shutdownGracefullyWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        loop.schedule(() -> { }, 60, TimeUnit.SECONDS); // the select blocks for a minute
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+        assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not a minute
     }
 
     @Test
