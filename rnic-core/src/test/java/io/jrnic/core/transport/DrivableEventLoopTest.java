@@ -1,23 +1,45 @@
 package io.jrnic.core.transport;
 
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandle;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.Future;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The event loop of polling mode on its own: who runs its work, when its I/O thread takes over and
@@ -42,6 +64,11 @@ class DrivableEventLoopTest {
 
     /** NIO's handler, counting the wake-ups of a thread blocked in its selector. */
     private static IoHandlerFactory countingWakeups(AtomicInteger wakeups) {
+        return observed(wakeups, context -> { });
+    }
+
+    /** NIO's handler, counting wake-ups and showing every context it runs with to {@code beforeRun} first. */
+    private static IoHandlerFactory observed(AtomicInteger wakeups, java.util.function.Consumer<IoHandlerContext> beforeRun) {
         IoHandlerFactory nio = NioIoHandler.newFactory();
         return executor -> {
             IoHandler handler = nio.newHandler(executor);
@@ -53,6 +80,7 @@ class DrivableEventLoopTest {
 
                 @Override
                 public int run(IoHandlerContext context) {
+                    beforeRun.accept(context);
                     return handler.run(context);
                 }
 
@@ -140,7 +168,7 @@ class DrivableEventLoopTest {
         AtomicBoolean innerTaskRan = new AtomicBoolean();
         loop.execute(() -> {
             loop.execute(() -> innerTaskRan.set(true));
-            nested.set(loop.drive());
+            nested.set(loop.drive() || loop.runQueued());
         });
         assertThat(loop.drive()).isTrue();
         assertThat(nested.get()).isFalse();
@@ -161,6 +189,71 @@ class DrivableEventLoopTest {
     }
 
     @Test
+    void aRunningLoopIsNeitherTerminatedNorDoneAwaitingTermination() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        assertThat(loop.isShuttingDown()).isFalse();
+        assertThat(loop.isShutdown()).isFalse();
+        assertThat(loop.isTerminated()).isFalse();
+        assertThat(loop.awaitTermination(10, TimeUnit.MILLISECONDS)).isFalse(); // bounded: it runs on
+        assertThat(loop.terminationFuture().isDone()).isFalse();
+    }
+
+    @Test
+    void aDriveWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        // nobody drove yet: the I/O thread serves the loop; a task scheduled a minute out makes its
+        // select block until then, so only the drive's wake-up (not a timeout) hands the loop back
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        loop.schedule(() -> { }, 60, TimeUnit.SECONDS);
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        takeOver(loop); // fails after WAIT_SECONDS if the I/O thread sleeps on in its selector
+        long turns = loop.ioThreadTurns();
+        assertThat(loop.drive()).isTrue();
+        assertThat(loop.ioThreadTurns()).isEqualTo(turns);
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void aChannelRegisteredWithItsOwnPromiseFromAForeignThreadIsRegisteredByTheNextDrive() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        takeOver(loop);
+        Channel channel = new NioSocketChannel();
+        ChannelFuture registered = loop.register(channel, channel.newPromise());
+        assertThat(registered.isDone()).isFalse(); // queued: nobody drove
+        driveUntil(loop, registered::isDone);
+        assertThat(registered.isSuccess()).isTrue();
+        assertThat(channel.isRegistered()).isTrue();
+        assertThat(channel.eventLoop()).isSameAs(loop);
+        ChannelFuture closed = channel.close();
+        driveUntil(loop, closed::isDone);
+    }
+
+    @Test
+    void theGroupKnowsItsLoopsIoThreadAndItsDrivingThreadAsLoopThreads() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Thread> ioThread = new AtomicReference<>();
+        AtomicBoolean drivingThreadRunsLoop = new AtomicBoolean();
+        loop.execute(() -> {
+            ioThread.set(Thread.currentThread());
+            ran.countDown();
+        });
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(loop.isIoThread(ioThread.get())).isTrue();
+        assertThat(loop.isIoThread(Thread.currentThread())).isFalse();
+        assertThat(group.runsLoop(ioThread.get())).as("the I/O thread, even between turns").isTrue();
+        takeOver(loop);
+        loop.execute(() -> drivingThreadRunsLoop.set(group.runsLoop(Thread.currentThread())));
+        assertThat(loop.drive()).isTrue();
+        assertThat(drivingThreadRunsLoop.get()).as("an application thread inside a drive").isTrue();
+        assertThat(group.runsLoop(Thread.currentThread())).as("the same thread after the drive").isFalse();
+    }
+
+    @Test
     void aThreadThatYieldsHandsTheLoopToTheIoThreadBeforeTheTakeoverTime() throws Exception {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
         takeOver(loop);
@@ -171,10 +264,17 @@ class DrivableEventLoopTest {
     }
 
     @Test
-    void aDriveWhileTheIoThreadBlocksAsksForTheLoopBack() {
-        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
-        // the I/O thread serves the loop at start (nobody drove yet) and blocks in its selector;
+    void aDriveWhileTheIoThreadBlocksAsksForTheLoopBack() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        // the I/O thread serves the loop at start (nobody drove yet) and blocks in its selector (wait
+        // for that: a thread started late takes the slot once for its start after a first drive);
         // the first drive fails but wakes it, and it hands the loop back
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         takeOver(loop);
         long turns = loop.ioThreadTurns();
         for (int i = 0; i < 1000; i++) {
@@ -269,5 +369,316 @@ class DrivableEventLoopTest {
         assertThat(ranBeforeTermination.getCount()).isZero();
         assertThat(loop.drive()).isFalse();
         assertThatThrownBy(() -> loop.execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
+    }
+
+    // ---- netty plumbing: channels, registration, identity -------------------------------------------
+
+    /** The handler factory and channel class of a socket kind ("nio" or "epoll"). */
+    private static IoHandlerFactory factory(String kind) {
+        if (kind.equals("epoll")) {
+            assumeTrue(Epoll.isAvailable(), "netty's native epoll transport loads here");
+            return EpollIoHandler.newFactory();
+        }
+        return NioIoHandler.newFactory();
+    }
+
+    private static Class<? extends Channel> channelClass(String kind) {
+        return kind.equals("epoll") ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    /** A client channel on the group that counts the bytes it reads and its close. */
+    private static final class Reader extends ChannelInboundHandlerAdapter {
+        final AtomicInteger bytes = new AtomicInteger();
+        final AtomicReference<Thread> readOn = new AtomicReference<>();
+        final AtomicBoolean unregistered = new AtomicBoolean();
+        final CountDownLatch hundredBytes = new CountDownLatch(1);
+
+        @Override
+        public void channelUnregistered(ChannelHandlerContext ctx) {
+            unregistered.set(true);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            readOn.set(Thread.currentThread());
+            if (bytes.addAndGet(((ByteBuf) msg).readableBytes()) >= 100) {
+                hundredBytes.countDown();
+            }
+            ((ByteBuf) msg).release();
+        }
+    }
+
+    private ChannelFuture connect(String kind, ServerSocket server, Reader reader) {
+        return new Bootstrap().group(group).channel(channelClass(kind)).handler(reader)
+                .connect(server.getLocalSocketAddress());
+    }
+
+    private static ServerSocket loopbackServer() throws Exception {
+        ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        server.setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        return server;
+    }
+
+    /** Drives until the condition holds, failing after the bounded wait. */
+    private static void driveUntil(DrivableEventLoop loop, java.util.function.BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime()).as("condition within %d s", WAIT_SECONDS).isLessThan(deadline);
+            loop.drive();
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
+    void aChannelRegisteredFromAForeignThreadIsServedByTheNextDrives(String kind) throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory(kind));
+        takeOver(loop); // the I/O thread stays out for 30 s: only this thread's drives serve the channel
+        long turns = loop.ioThreadTurns();
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect(kind, server, reader); // registration queued on the loop
+            assertThat(connected.channel().isRegistered()).isFalse(); // nobody drove yet
+            driveUntil(loop, connected::isDone); // registers, connects, finishes the connect
+            assertThat(connected.isSuccess()).isTrue();
+            try (Socket peer = server.accept()) {
+                assertThat(connected.channel().eventLoop()).isSameAs(loop);
+                peer.getOutputStream().write(new byte[100]);
+                driveUntil(loop, () -> reader.bytes.get() == 100);
+                assertThat(reader.readOn.get()).isSameAs(Thread.currentThread());
+            }
+        }
+        assertThat(loop.ioThreadTurns()).isEqualTo(turns);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
+    void withNobodyDrivingTheIoThreadServesARegisteredChannel(String kind) throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, factory(kind));
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect(kind, server, reader);
+            try (Socket peer = server.accept()) {
+                assertThat(connected.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                assertThat(connected.isSuccess()).isTrue();
+                peer.getOutputStream().write(new byte[100]);
+                assertThat(reader.hundredBytes.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                assertThat(loop.isIoThread(reader.readOn.get())).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void afterAYieldTheIoThreadServesAChannelWithoutATaskToWakeIt() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect("nio", server, reader);
+            try (Socket peer = server.accept()) {
+                assertThat(connected.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // the I/O thread served setup
+                takeOver(loop); // the I/O thread now parks for the 30 s takeover period
+                loop.yieldToIoThread(); // no task follows: only the yield itself can wake it
+                peer.getOutputStream().write(new byte[100]);
+                assertThat(reader.hundredBytes.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not 30 s
+                assertThat(loop.isIoThread(reader.readOn.get())).isTrue();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
+    void shutdownGracefullyRunsTheTasksQueuedBeforeItAndClosesTheRegisteredChannels(String kind) throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory(kind));
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect(kind, server, reader);
+            try (Socket peer = server.accept()) {
+                assertThat(connected.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // the I/O thread served setup
+                Channel channel = connected.channel();
+                takeOver(loop); // then nobody drives: the shutdown's own thread must do the rest
+                AtomicBoolean closeListenerRan = new AtomicBoolean();
+                channel.closeFuture().addListener(f -> closeListenerRan.set(true)); // runs on the loop
+                AtomicBoolean queuedTaskRan = new AtomicBoolean();
+                loop.execute(() -> queuedTaskRan.set(true));
+                assertThat(loop.isShuttingDown()).isFalse();
+                Future<?> termination = loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+                assertThat(termination).isSameAs(loop.terminationFuture());
+                assertThat(loop.isShuttingDown()).isTrue();
+                assertThat(termination.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                assertThat(queuedTaskRan.get()).isTrue();
+                assertThat(channel.isOpen()).isFalse();
+                assertThat(closeListenerRan.get()).as("close listener").isTrue();
+                assertThat(reader.unregistered.get()).as("deregistration, a task the close queued").isTrue();
+                assertThat(loop.isShutdown()).isTrue();
+                assertThat(loop.isTerminated()).isTrue();
+                InputStream in = peer.getInputStream();
+                assertThat(in.read()).as("the peer sees the close").isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
+    void aTaskQueuedInTheQuietPeriodRunsAndTheLoopTerminatesOnlyAfterIt() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        long quietNanos = TimeUnit.MILLISECONDS.toNanos(300);
+        AtomicLong ranAt = new AtomicLong();
+        long start = System.nanoTime();
+        loop.shutdownGracefully(quietNanos, TimeUnit.SECONDS.toNanos(WAIT_SECONDS), TimeUnit.NANOSECONDS);
+        assertThat(loop.isShutdown()).isFalse(); // shutting down, still taking tasks
+        CountDownLatch ran = new CountDownLatch(1);
+        loop.execute(() -> {
+            ranAt.set(System.nanoTime());
+            ran.countDown();
+        });
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        long end = System.nanoTime();
+        assertThat(end - start).as("not before the quiet period").isGreaterThanOrEqualTo(quietNanos);
+        assertThat(end - ranAt.get()).as("a quiet period after the last task").isGreaterThanOrEqualTo(quietNanos);
+    }
+
+    @Test
+    void shutdownGracefullyWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        loop.schedule(() -> { }, 60, TimeUnit.SECONDS); // the select blocks for a minute
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+        assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not a minute
+    }
+
+    @Test
+    void theShutdownTimeoutEndsAQuietPeriodThatWouldOutlastIt() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        loop.shutdownGracefully(60, 1, TimeUnit.SECONDS); // quiet for a minute, but at most 1 s
+        assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void shutdownEndsTheQuietPeriodAtOnce() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        loop.shutdownGracefully(60, 60, TimeUnit.SECONDS);
+        assertThat(loop.isShutdown()).isFalse();
+        loop.shutdown();
+        assertThat(loop.isShutdown()).isTrue();
+        assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(loop.isTerminated()).isTrue();
+    }
+
+    @Test
+    void registeringAHandleFromAForeignThreadCompletesInTheNextDriveAndAWrongHandleFailsThePromise() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        takeOver(loop);
+        IoHandle notNio = new IoHandle() {
+            @Override
+            public void handle(io.netty.channel.IoRegistration registration, IoEvent event) {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Future<io.netty.channel.IoRegistration> refused = loop.register(notNio);
+        assertThat(refused.isDone()).isFalse(); // queued for the loop
+        assertThat(loop.drive()).isTrue();
+        assertThat(refused.isDone()).isTrue();
+        assertThat(refused.cause()).isNotNull();
+        // from inside the loop it registers at once
+        AtomicReference<Future<io.netty.channel.IoRegistration>> inside = new AtomicReference<>();
+        loop.execute(() -> inside.set(loop.register(notNio)));
+        assertThat(loop.drive()).isTrue();
+        assertThat(inside.get().isDone()).isTrue();
+        assertThat(inside.get().cause()).isNotNull();
+    }
+
+    @Test
+    void theLoopIsItsOwnNextItsGroupsChildAndHostsOnlyItsHandlersKind() {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        assertThat(loop.next()).isSameAs(loop);
+        assertThat(loop.parent()).isSameAs(group);
+        assertThat(loop.isCompatible(NioIoHandle.class)).isTrue();
+        assertThat(loop.isCompatible(EpollIoHandle.class)).isFalse();
+        assertThat(loop.isIoType(NioIoHandler.class)).isTrue();
+        assertThat(loop.isIoType(EpollIoHandler.class)).isFalse();
+        takeOver(loop);
+        Thread me = Thread.currentThread();
+        Thread other = new Thread(() -> { });
+        AtomicBoolean meInLoop = new AtomicBoolean();
+        AtomicBoolean otherInLoop = new AtomicBoolean(true);
+        loop.execute(() -> {
+            meInLoop.set(loop.inEventLoop(me));
+            otherInLoop.set(loop.inEventLoop(other));
+        });
+        assertThat(loop.drive()).isTrue();
+        assertThat(meInLoop.get()).isTrue();
+        assertThat(otherInLoop.get()).isFalse();
+        assertThat(loop.inEventLoop(me)).isFalse();
+        assertThat(group.runsLoop(me)).isFalse();
+    }
+
+    // ---- the blocking I/O thread ----------------------------------------------------------------------
+
+    @ParameterizedTest
+    @ValueSource(strings = {"nio", "epoll"})
+    void aScheduledTaskWakesABlockedIoThreadAtItsDeadline(String kind) throws Exception {
+        // nobody drives: the I/O thread serves the loop and blocks in its selector; without a scheduled
+        // task it would wake once a second; with one, at the task's deadline
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, factory(kind));
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) { // the best of five: a loaded machine may delay any single one
+            CountDownLatch ran = new CountDownLatch(1);
+            AtomicReference<Thread> ranOn = new AtomicReference<>();
+            long start = System.nanoTime();
+            loop.schedule(() -> {
+                ranOn.set(Thread.currentThread());
+                ran.countDown();
+            }, 50, TimeUnit.MILLISECONDS);
+            assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            best = Math.min(best, System.nanoTime() - start);
+            assertThat(loop.isIoThread(ranOn.get())).isTrue();
+        }
+        assertThat(best).as("best of five, ns").isLessThan(TimeUnit.MILLISECONDS.toNanos(700));
+    }
+
+    @Test
+    void anIdleIoThreadWaitingForAScheduledTaskBlocksInsteadOfSpinning() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        CountDownLatch ran = new CountDownLatch(1);
+        loop.schedule(ran::countDown, 300, TimeUnit.MILLISECONDS);
+        long turns = loop.ioThreadTurns();
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        // one turn for the scheduling (a task), one at the deadline, a few spurious wake-ups at most
+        assertThat(loop.ioThreadTurns() - turns).isLessThan(50);
+    }
+
+    @Test
+    void anIoThreadWithTasksStillQueuedDoesNotBlock() throws Exception {
+        AtomicInteger queued = new AtomicInteger();
+        AtomicInteger blockedWithTasks = new AtomicInteger();
+        // more tasks than one turn runs, all queued by the loop's own work (no wake-up): the I/O
+        // thread must not block in the selector while some remain
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock() && queued.get() > 0) {
+                blockedWithTasks.incrementAndGet();
+            }
+        }));
+        CountDownLatch done = new CountDownLatch(1);
+        int n = 5000;
+        loop.execute(() -> {
+            for (int i = 0; i < n; i++) {
+                queued.incrementAndGet();
+                loop.execute(() -> {
+                    if (queued.decrementAndGet() == 0) {
+                        done.countDown();
+                    }
+                });
+            }
+        });
+        assertThat(done.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(blockedWithTasks.get()).isZero();
     }
 }
