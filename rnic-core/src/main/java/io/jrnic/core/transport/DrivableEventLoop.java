@@ -275,6 +275,12 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
                 LockSupport.parkNanos(this, takeoverNanos);
                 continue;
             }
+            if (System.nanoTime() - lastDriven < takeoverNanos) {
+                // an application drive ended between the check above and the grab: it polls, so stay
+                // out rather than take a blocking turn it would have to ask back
+                driver.set(null);
+                continue;
+            }
             int work = 0;
             try {
                 ioThreadTurns++; // single writer: the slot holder
