@@ -1,0 +1,169 @@
+package io.jrnic.core.engine;
+
+import io.jrnic.api.TerminateMessage;
+import io.jrnic.core.MemoryLinkPair;
+import io.jrnic.core.link.FpduLink;
+import io.jrnic.core.mem.MemoryFixture.FakeRnic;
+import io.jrnic.mpa.DeframeFault;
+import io.jrnic.mpa.FpduHandler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The engine's life around the data path, on its own (issue 13): what it accepts when built and
+ * started, what it reports before its QP is attached, the Terminate of a code no registry names,
+ * and how long Close RNIC waits for a Terminate's graceful close. One {@link QpEngine} on side A of
+ * a {@link MemoryLinkPair} run on the test's thread ({@link MemoryLinkPair#onCallerThread}: nothing
+ * runs until the test settles it), a raw peer on side B that records the ULPDUs it receives.
+ */
+class QpEngineLifecycleTest {
+    private static final HexFormat HEX = HexFormat.of();
+    /** The untagged DDP/RDMAP header of every Terminate: QN 2, MSN 1, MO 0 (RFC 5040 §4.8, R-TERM-020). */
+    private static final String TERMINATE_HEADER = "4147" + "00000000" + "00000002" + "00000001" + "00000000";
+
+    private final FakeRnic mem = new FakeRnic();
+    private final MemoryLinkPair link = MemoryLinkPair.onCallerThread(MemoryLinkPair.Options.defaults());
+    private final FakeQpContext context = new FakeQpContext(7, mem.pd(), mem.table);
+    private final RecordingUpcalls upcalls = new RecordingUpcalls(context.pd);
+    private final RawPeer peer = new RawPeer();
+
+    /** The peer side: records whole ULPDUs and its closure. */
+    private static final class RawPeer implements FpduHandler, FpduLink.Listener {
+        final List<byte[]> received = new CopyOnWriteArrayList<>();
+        volatile FpduLink.Closure closure;
+
+        @Override
+        public void onUlpdu(MemorySegment segment, long offset, int length) {
+            received.add(segment.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE));
+        }
+
+        @Override
+        public void onError(DeframeFault fault) {
+            throw new AssertionError("the peer could not deframe: " + fault);
+        }
+
+        @Override
+        public void onWritable() {
+        }
+
+        @Override
+        public void onSent(long token) {
+        }
+
+        @Override
+        public void onClosed(FpduLink.Closure c) {
+            closure = c;
+        }
+    }
+
+    @AfterEach
+    void tearDown() {
+        link.close();
+        mem.close();
+    }
+
+    private QpEngine started(Duration closeTimeout) {
+        QpEngine engine = new QpEngine(link.a, closeTimeout, Duration.ZERO);
+        upcalls.engine = engine;
+        link.b.executor().execute(() -> link.b.start(peer, peer));
+        engine.start(context, upcalls, null);
+        link.settle();
+        return engine;
+    }
+
+    @Test
+    void anEngineNeedsALinkAndAProgressTimeoutOfZeroOrMore() {
+        assertThatThrownBy(() -> new QpEngine(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new QpEngine(link.a, Duration.ofSeconds(1), null))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new QpEngine(link.a, Duration.ofSeconds(1), Duration.ofNanos(-1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        QpEngine none = new QpEngine(link.a, Duration.ofSeconds(1), Duration.ZERO);
+        assertThat(none.established()).isTrue();
+        assertThat(none.link).isSameAs(link.a);
+        assertThat(none.executor).isSameAs(link.a.executor());
+    }
+
+    @Test
+    void startNeedsTheQpsContextAndUpcallsAndHappensOnce() {
+        QpEngine engine = new QpEngine(link.a);
+        assertThatThrownBy(() -> engine.start(null, upcalls, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> engine.start(context, null, null)).isInstanceOf(IllegalArgumentException.class);
+        engine.start(context, upcalls, null);
+        assertThatThrownBy(() -> engine.start(context, upcalls, null)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void beforeItsQpIsAttachedTheEngineHasNothingInProgress() {
+        QpEngine engine = new QpEngine(link.a);
+        assertThat(engine.remoteReadsInProgress()).isFalse();
+        assertThat(engine.bytesCopied()).isZero();
+        assertThat(engine.bytesPlacedDirect()).isZero();
+        assertThat(engine.linkEnded()).isFalse();
+        assertThat(engine.driver()).as("a thread-owned loop cannot be driven").isNull();
+        engine.receivePosted(); // a receive posted before the start has nothing to wake
+        engine.progress();
+        assertThat(engine.toString()).isEqualTo("QpEngine[unbound]");
+        engine.start(context, upcalls, null);
+        assertThat(engine.toString()).isEqualTo("QpEngine[fake QP 7]");
+    }
+
+    /**
+     * A Terminate code the registries (RFC 6580 §3) do not name, e.g. a Verbs-only value, still goes
+     * on the wire with the QP's Layer, Error Type and Error Code (RFC 5040 §4.8); a layer value that
+     * is no layer is sent as RDMAP's. No header is copied: the error is not in an inbound segment.
+     */
+    @Test
+    void aTerminateCodeNoRegistryNamesIsSentAsItIs_RFC_5040_4_8() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        engine.terminate(new TerminateMessage(0x12FE, true, null));
+        link.settle();
+        assertThat(peer.received).hasSize(1);
+        assertThat(HEX.formatHex(peer.received.getFirst())).isEqualTo(TERMINATE_HEADER + "12fe0000");
+        assertThat(upcalls.names()).containsExactly("closeCompleted");
+
+        QpEngine.RawError noLayer = new QpEngine.RawError(0x72FE);
+        assertThat(noLayer.layer()).isEqualTo(io.jrnic.wire.TerminateLayer.RDMAP);
+        assertThat(new QpEngine.RawError(0x22FE).layer()).isEqualTo(io.jrnic.wire.TerminateLayer.LLP);
+        assertThat(noLayer.errorType()).isEqualTo(2);
+        assertThat(noLayer.errorCode()).isEqualTo(0xFE);
+        assertThat(noLayer.describe()).isEqualTo("Terminate code 0x72fe");
+        assertThat(engine.errorFor(0x12FE)).isEqualTo(new QpEngine.RawError(0x12FE));
+        assertThat(engine.errorFor(0x0103)).isEqualTo(io.jrnic.rdmap.RdmapError.STAG_NOT_ASSOCIATED);
+    }
+
+    /**
+     * Close RNIC after a Terminate (R-TERM-034, issue 9 item 2): {@link QpEngine#awaitTerminateClose}
+     * waits while the Terminate's graceful close is under way and returns when the link closed; it
+     * does not wait at all for a QP that generated no Terminate.
+     */
+    @Test
+    void closeRnicWaitsForTheTerminatesCloseAndOnlyThen_R_TERM_034() throws Exception {
+        QpEngine engine = started(Duration.ofHours(1));
+        CompletableFuture.runAsync(engine::awaitTerminateClose).get(10, TimeUnit.SECONDS); // no Terminate: no wait
+        assertThat(engine.linkEnded()).isFalse();
+
+        engine.terminate(new TerminateMessage(0x0205, true, null)); // nothing runs until the test settles
+        CompletableFuture<Void> waiting = CompletableFuture.runAsync(engine::awaitTerminateClose);
+        assertThatThrownBy(() -> waiting.get(200, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+        link.settle(); // the Terminate, the FIN, the peer's FIN: the link closed
+        assertThat(engine.linkEnded()).isTrue();
+        waiting.get(10, TimeUnit.SECONDS);
+        assertThat(peer.received).hasSize(1);
+        assertThat(context.terminateClosing.get()).isEqualTo(1);
+        assertThat(context.terminateClosed.get()).isEqualTo(1);
+    }
+}
