@@ -1,6 +1,7 @@
 package io.jrnic.core.engine;
 
 import io.jrnic.api.TerminateMessage;
+import io.jrnic.api.internal.CounterLayout;
 import io.jrnic.core.MemoryLinkPair;
 import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.mem.MemoryFixture.FakeRnic;
@@ -134,6 +135,14 @@ class QpEngineLifecycleTest {
         assertThat(peer.received).hasSize(1);
         assertThat(HEX.formatHex(peer.received.getFirst())).isEqualTo(TERMINATE_HEADER + "12fe0000");
         assertThat(upcalls.names()).containsExactly("closeCompleted");
+        // counted as one Terminate message of 4 RDMAP bytes in one FPDU (docs/observability.md)
+        QpCounters c = context.counters;
+        int terminate = io.jrnic.api.MessageType.TERMINATE.ordinal();
+        assertThat(c.get(CounterLayout.TERMINATES_SENT)).isEqualTo(1);
+        assertThat(c.get(CounterLayout.MESSAGES_SENT + terminate)).isEqualTo(1);
+        assertThat(c.get(CounterLayout.BYTES_SENT + terminate)).isEqualTo(4);
+        assertThat(c.get(CounterLayout.FPDUS_SENT)).isEqualTo(1);
+        assertThat(c.get(CounterLayout.TERMINATES_RECEIVED)).isZero();
 
         QpEngine.RawError noLayer = new QpEngine.RawError(0x72FE);
         assertThat(noLayer.layer()).isEqualTo(io.jrnic.wire.TerminateLayer.RDMAP);
@@ -143,6 +152,28 @@ class QpEngineLifecycleTest {
         assertThat(noLayer.describe()).isEqualTo("Terminate code 0x72fe");
         assertThat(engine.errorFor(0x12FE)).isEqualTo(new QpEngine.RawError(0x12FE));
         assertThat(engine.errorFor(0x0103)).isEqualTo(io.jrnic.rdmap.RdmapError.STAG_NOT_ASSOCIATED);
+    }
+
+    /**
+     * A Terminate from the peer (RFC 5040 §5.4) is counted and reported once, with its code and
+     * headers as received, and never answered (R-TERM-048); nothing counts it as sent.
+     */
+    @Test
+    void aReceivedTerminateIsCountedAndReportedOnce_R_TERM_023() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        byte[] terminate = HEX.parseHex(TERMINATE_HEADER + "02050000");
+        link.b.inject(terminate);
+        link.settle();
+        assertThat(upcalls.names()).containsExactly("terminateReceived");
+        TerminateMessage m = upcalls.first("terminateReceived").message();
+        assertThat(m.terminateControl()).isEqualTo(0x0205);
+        assertThat(m.locallyGenerated()).isFalse();
+        assertThat(context.counters.get(CounterLayout.TERMINATES_RECEIVED)).isEqualTo(1);
+        assertThat(context.counters.get(CounterLayout.TERMINATES_SENT)).isZero();
+        assertThat(context.counters.get(CounterLayout.MESSAGES_RECEIVED
+                + io.jrnic.api.MessageType.TERMINATE.ordinal())).isEqualTo(1);
+        assertThat(peer.received).as("never answered").isEmpty();
+        assertThat(engine.established()).isTrue();
     }
 
     /**
