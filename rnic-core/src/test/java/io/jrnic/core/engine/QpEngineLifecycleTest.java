@@ -40,6 +40,8 @@ class QpEngineLifecycleTest {
     private final FakeQpContext context = new FakeQpContext(7, mem.pd(), mem.table);
     private final RecordingUpcalls upcalls = new RecordingUpcalls(context.pd);
     private final RawPeer peer = new RawPeer();
+    /** Side A as the engines see it: counts the link's aborts. */
+    private final SteppedLink a = new SteppedLink(link.a);
 
     /** The peer side: records whole ULPDUs and its closure. */
     private static final class RawPeer implements FpduHandler, FpduLink.Listener {
@@ -77,7 +79,7 @@ class QpEngineLifecycleTest {
     }
 
     private QpEngine started(Duration closeTimeout) {
-        QpEngine engine = new QpEngine(link.a, closeTimeout, Duration.ZERO);
+        QpEngine engine = new QpEngine(a, closeTimeout, Duration.ZERO);
         upcalls.engine = engine;
         link.b.executor().execute(() -> link.b.start(peer, peer));
         engine.start(context, upcalls, null);
@@ -174,6 +176,80 @@ class QpEngineLifecycleTest {
                 + io.jrnic.api.MessageType.TERMINATE.ordinal())).isEqualTo(1);
         assertThat(peer.received).as("never answered").isEmpty();
         assertThat(engine.established()).isTrue();
+    }
+
+    /**
+     * A reset (Destroy QP, Modify to Error) that overtakes a Terminate the QP generated does not drop
+     * it (RFC 5040 §6.2.1, issue 9 item 2): the Terminate goes out first, then a graceful close,
+     * not an RST; the engine reports nothing more (Verbs §6.1.4: the QP is gone).
+     */
+    @Test
+    void aResetRightAfterATerminateStillDeliversTheTerminate_R_TERM_034() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        engine.terminate(new TerminateMessage(0x0205, true, null));
+        engine.reset(); // before the engine's turn
+        assertThat(engine.established()).isFalse();
+        link.settle();
+        assertThat(peer.received).hasSize(1);
+        assertThat(HEX.formatHex(peer.received.getFirst())).isEqualTo(TERMINATE_HEADER + "02050000");
+        assertThat(peer.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
+        assertThat(upcalls.calls).isEmpty();
+        assertThat(engine.linkEnded()).isTrue();
+        assertThat(a.aborts).as("no RST behind the Terminate").isZero();
+    }
+
+    @Test
+    void aResetWithoutATerminateIsAnAbortAndReportsNothing_V_QPS_39() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        engine.reset();
+        link.settle();
+        assertThat(peer.received).isEmpty();
+        assertThat(peer.closure).isEqualTo(FpduLink.Closure.REMOTE_RESET);
+        assertThat(upcalls.calls).isEmpty();
+        assertThat(a.aborts).isEqualTo(1);
+    }
+
+    @Test
+    void aResetBeforeTheEngineRanAbortsTheLinkUnlessATerminateWaits() {
+        QpEngine engine = new QpEngine(a);
+        link.b.executor().execute(() -> link.b.start(peer, peer));
+        engine.start(context, upcalls, null);
+        engine.reset(); // the start on the loop has not run yet
+        link.settle();
+        assertThat(peer.closure).isEqualTo(FpduLink.Closure.REMOTE_RESET);
+        assertThat(peer.received).isEmpty();
+        assertThat(upcalls.calls).isEmpty();
+        assertThat(engine.established()).isFalse();
+    }
+
+    @Test
+    void aTerminateRequestedBeforeTheEngineRanGoesOutEvenIfAResetFollows() {
+        QpEngine engine = new QpEngine(a);
+        upcalls.engine = engine;
+        link.b.executor().execute(() -> link.b.start(peer, peer));
+        engine.start(context, upcalls, null);
+        engine.terminate(new TerminateMessage(0x0205, true, null));
+        engine.reset();
+        link.settle();
+        assertThat(peer.received).hasSize(1);
+        assertThat(HEX.formatHex(peer.received.getFirst())).isEqualTo(TERMINATE_HEADER + "02050000");
+        assertThat(peer.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
+        assertThat(upcalls.calls).isEmpty();
+        assertThat(a.aborts).isZero();
+    }
+
+    /** A Terminate asked for after the peer closed the connection has no stream to go on: the close ends. */
+    @Test
+    void aTerminateAfterThePeersCloseSendsNothingAndCompletesTheClose() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        link.b.close();
+        link.settle();
+        assertThat(upcalls.names()).containsExactly("remoteClosed"); // Verbs §6.2.2.2
+        engine.terminate(new TerminateMessage(0x0205, true, null));
+        link.settle();
+        assertThat(upcalls.names()).containsExactly("remoteClosed", "closeCompleted");
+        assertThat(peer.received).isEmpty();
+        assertThat(context.counters.get(CounterLayout.TERMINATES_SENT)).isZero();
     }
 
     /**

@@ -18,9 +18,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
-import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,95 +40,6 @@ class QpEngineProgressCheckTest {
     private final RecordingUpcalls upcalls = new RecordingUpcalls(context.pd);
     private final Peer peer = new Peer();
     private QpEngine engine;
-
-    /** Side A's link with its timer in the test's hands, its LLP count settable, onSent withholdable. */
-    private static final class SteppedLink implements FpduLink {
-        final FpduLink link;
-        Runnable timerTask;
-        long timerPeriod;
-        int timers;
-        final CompletableFuture<Void> timer = new CompletableFuture<>();
-        long fpdusWritten;
-        boolean withholdOnSent;
-        Listener listener;
-
-        SteppedLink(FpduLink link) {
-            this.link = link;
-        }
-
-        @Override
-        public Executor executor() {
-            return link.executor();
-        }
-
-        @Override
-        public Future<?> schedulePeriodic(Runnable task, long periodNanos) {
-            timers++;
-            timerTask = task;
-            timerPeriod = periodNanos;
-            return timer;
-        }
-
-        @Override
-        public long fpdusWritten() {
-            return fpdusWritten;
-        }
-
-        @Override
-        public int mulpdu() {
-            return link.mulpdu();
-        }
-
-        @Override
-        public void start(FpduHandler handler, Listener l) {
-            listener = l;
-            link.start(handler, new Listener() {
-                @Override
-                public void onWritable() {
-                    l.onWritable();
-                }
-
-                @Override
-                public void onSent(long token) {
-                    if (!withholdOnSent) {
-                        l.onSent(token);
-                    }
-                }
-
-                @Override
-                public void onClosed(Closure closure) {
-                    l.onClosed(closure);
-                }
-            });
-        }
-
-        @Override
-        public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
-                            long payloadOffset, int payloadLength) {
-            return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
-        }
-
-        @Override
-        public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
-                            long payloadOffset, int payloadLength, long token) {
-            return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
-        }
-
-        @Override
-        public void flush() {
-            link.flush();
-        }
-
-        @Override
-        public void close() {
-            link.close();
-        }
-
-        @Override
-        public void abort() {
-            link.abort();
-        }
-    }
 
     /** Side B: a peer that answers nothing and records its closure. */
     private static final class Peer implements FpduHandler, FpduLink.Listener {
