@@ -231,4 +231,47 @@ class QpEngineProgressCheckTest {
         assertThat(upcalls.names()).containsExactly("closeCompleted");
         assertThat(context.counters.get(CounterLayout.PROGRESS_TIMEOUTS)).isZero();
     }
+
+    /**
+     * The timeout's io.jrnic.ProgressTimeout event (docs/observability.md) names what was left: SQ
+     * messages not taken whole by the LLP (one in progress, one queued behind it, one whose last FPDU
+     * the link never reported), the Read awaiting its response (ORD) and the peer's Read we owe (IRD).
+     */
+    @Test
+    void theTimeoutsEventCountsWhatWasOutstanding() throws Exception {
+        try (io.jrnic.core.JfrCapture jfr = new io.jrnic.core.JfrCapture()) {
+            start(Duration.ofNanos(1));
+            MemoryRegion mr = region();
+            long base = mr.query().baseTo();
+            link.withholdOnSent = true;
+            engine.transmit(wqe(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(mr.stag(), base, 8)
+                    .remote(0x4301, 0)));
+            engine.transmit(wqe(new SendWorkRequest().wrId(2).opcode(Opcode.RDMA_READ).sge(mr.stag(), base, 64)
+                    .remote(0x4201, 0x9000)));
+            pair.settle();
+            link.windowClosed = true; // the next FPDU fills the socket
+            engine.transmit(wqe(new SendWorkRequest().wrId(3).opcode(Opcode.RDMA_WRITE).sge(mr.stag(), base, 4096)
+                    .remote(0x4301, 0)));
+            engine.transmit(wqe(new SendWorkRequest().wrId(4).opcode(Opcode.RDMA_WRITE).sge(mr.stag(), base, 8)
+                    .remote(0x4301, 0)));
+            pair.settle();
+            byte[] rr = new byte[RdmapMessageEncoder.READ_REQUEST_LENGTH];
+            new RdmapMessageEncoder(RdmapFeatures.RFC_5040).readRequest(MemorySegment.ofArray(rr), 0, 1, 0x77, 0, 64,
+                    mr.stag(), base);
+            pair.b.inject(rr);
+            pair.settle();
+            assertThat(peer.received).as("Write, Read Request, the first segment of the second Write").isEqualTo(3);
+            check();
+            check();
+            assertThat(upcalls.names()).containsExactly("connectionFailed(lost)");
+            var events = jfr.events("io.jrnic.ProgressTimeout", e -> e.getInt("qp") == 3);
+            assertThat(events).hasSize(1);
+            var e = events.getFirst();
+            assertThat(e.getInt("messagesNotTaken")).isEqualTo(3);
+            assertThat(e.getInt("requestsAwaitingResponse")).isEqualTo(1);
+            assertThat(e.getInt("responsesOwed")).isEqualTo(1);
+            assertThat(e.getLong("timeout")).isEqualTo(1);
+            assertThat(e.getLong("stalled")).isPositive();
+        }
+    }
 }

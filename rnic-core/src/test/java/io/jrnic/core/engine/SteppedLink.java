@@ -26,6 +26,8 @@ final class SteppedLink implements FpduLink {
     Listener listener;
     /** Calls of {@link #abort()}: an RST instead of the graceful close. */
     int aborts;
+    /** The link takes each FPDU but then asks the engine to wait for writability (a full socket). */
+    boolean windowClosed;
 
     SteppedLink(FpduLink link) {
         this.link = link;
@@ -80,13 +82,14 @@ final class SteppedLink implements FpduLink {
     @Override
     public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                         long payloadOffset, int payloadLength) {
-        return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
+        return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength) && !windowClosed;
     }
 
     @Override
     public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                         long payloadOffset, int payloadLength, long token) {
-        return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+        return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token)
+                && !windowClosed;
     }
 
     @Override
