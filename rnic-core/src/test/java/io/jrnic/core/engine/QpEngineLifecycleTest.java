@@ -178,6 +178,46 @@ class QpEngineLifecycleTest {
         assertThat(engine.established()).isTrue();
     }
 
+    /** A tagged RDMA Write of 4 bytes to an STag nobody registered: DDP 1/1/0x00 Invalid STag (RFC 5041 §7.2). */
+    private static byte[] writeToUnknownStag() {
+        return HEX.parseHex("c140" + "00004401" + "0000000000001000" + "01020304");
+    }
+
+    /**
+     * The Terminate carries the failed segment's headers only when its error is the one latched for
+     * that segment (RFC 5040 §4.8, §7.1): the QP hands back the latched message and the DDP header
+     * goes with it; a QP that terminates with another code (its own, Verbs §6.2.3) sends no header.
+     */
+    @Test
+    void theFailedSegmentsHeaderGoesOnlyWithItsOwnError_RFC_5040_4_8() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        byte[] write = writeToUnknownStag();
+        link.b.inject(write);
+        link.settle();
+        assertThat(upcalls.names()).containsExactly("remoteError");
+        TerminateMessage latched = upcalls.first("remoteError").message();
+        assertThat(latched.terminateControl()).isEqualTo(0x1100);
+        engine.terminate(new TerminateMessage(0x0205, true, null)); // not the latched error
+        link.settle();
+        assertThat(peer.received).hasSize(1);
+        assertThat(HEX.formatHex(peer.received.getFirst())).isEqualTo(TERMINATE_HEADER + "02050000");
+    }
+
+    @Test
+    void theLatchedErrorsTerminateCarriesTheFailedDdpHeader_RFC_5040_4_8() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        byte[] write = writeToUnknownStag();
+        link.b.inject(write);
+        link.settle();
+        engine.terminate(upcalls.first("remoteError").message());
+        link.settle();
+        assertThat(peer.received).hasSize(1);
+        // DDP layer, Invalid STag; M=1 D=1 R=0; the segment length field (its 4 payload bytes, as
+        // TerminateLatch defines it) and its 14-byte DDP header
+        assertThat(HEX.formatHex(peer.received.getFirst())).isEqualTo(
+                TERMINATE_HEADER + "1100c000" + "0004" + HEX.formatHex(write, 0, 14));
+    }
+
     /**
      * A reset (Destroy QP, Modify to Error) that overtakes a Terminate the QP generated does not drop
      * it (RFC 5040 §6.2.1, issue 9 item 2): the Terminate goes out first, then a graceful close,
