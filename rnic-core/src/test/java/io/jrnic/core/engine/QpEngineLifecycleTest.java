@@ -293,6 +293,22 @@ class QpEngineLifecycleTest {
     }
 
     /**
+     * The peer's FIN that crosses our own close request (Verbs §6.2.3) ends that close: the QP hears
+     * the close completed, not a remote close it would answer (Verbs §6.2.2.2 is for a FIN we did not
+     * ask for), and nothing is sent.
+     */
+    @Test
+    void thePeersFinCrossingOurCloseRequestCompletesTheClose() {
+        QpEngine engine = started(Duration.ofSeconds(10));
+        link.b.close(); // the peer's FIN reaches us in a later task of the loop ...
+        link.a.executor().execute(engine::close); // ... after our close was requested, before it was served
+        link.settle();
+        assertThat(upcalls.names()).containsExactly("closeCompleted");
+        assertThat(peer.received).isEmpty();
+        assertThat(engine.linkEnded()).isTrue();
+    }
+
+    /**
      * Close RNIC after a Terminate (R-TERM-034, issue 9 item 2): {@link QpEngine#awaitTerminateClose}
      * waits while the Terminate's graceful close is under way and returns when the link closed; it
      * does not wait at all for a QP that generated no Terminate.
