@@ -170,6 +170,28 @@ class QpTxEngineFlowTest {
         assertThat(completed()).isEqualTo(1);
     }
 
+    /**
+     * Our own side's bounds, checked again when the segment is built: an SGE that runs past the
+     * memory its STag resolved to (a WQE whose bounds the QP's post checks did not catch) fails
+     * before any of its bytes reach the link, and nothing beyond the memory is read. The WQE
+     * completes once in local catastrophic error and the stream is not reset (the segment was not
+     * begun: Verbs §6.4 #4, V-TERM-8, the Terminate goes instead).
+     */
+    @Test
+    void anSgeRunningPastItsMemoryFailsBeforeAnyByteIsSent_V_TERM_8() {
+        start(MemoryLinkPair.Options.defaults());
+        MemoryRegion mr = region();
+        long end = mr.query().baseTo() + mr.query().length();
+        engine.transmit(wqe(new SendWorkRequest().wrId(7).opcode(Opcode.RDMA_WRITE).sge(mr.stag(), end - 8, 64)
+                .remote(0x4301, 0)));
+        pair.settle();
+        assertThat(peer.received).isEmpty();
+        assertThat(upcalls.calls).filteredOn(c -> c.name().equals("sendCompleted"))
+                .extracting(RecordingUpcalls.Call::status)
+                .containsExactly(WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR);
+        assertThat(upcalls.names()).doesNotContain("streamAborted");
+    }
+
     /** The QP's reset (Destroy QP, Modify to Error) drops the Read Responses still owed: none is in progress after it. */
     @Test
     void aResetForgetsTheResponsesOwed() {
