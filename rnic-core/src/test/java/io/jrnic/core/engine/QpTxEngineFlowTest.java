@@ -192,6 +192,30 @@ class QpTxEngineFlowTest {
         assertThat(upcalls.names()).doesNotContain("streamAborted");
     }
 
+    /**
+     * A segment that fails before it is begun stops only itself and what follows (Verbs §6.4 #4,
+     * V-TERM-8): the Write handed to the link before it in the same run of the engine still reaches
+     * the peer (the run flushes what it sent) and completes successfully; the failed WQE completes in
+     * error.
+     */
+    @Test
+    void theMessageBeforeAFailedSegmentStillGoesAndCompletes_V_TERM_8() {
+        start(MemoryLinkPair.Options.defaults());
+        MemoryRegion mr = region();
+        long end = mr.query().baseTo() + mr.query().length();
+        engine.transmit(write(7, mr, 8)); // goes at once (the latency path): the next two share one run
+        engine.transmit(write(8, mr, 8));
+        engine.transmit(wqe(new SendWorkRequest().wrId(9).opcode(Opcode.RDMA_WRITE).sge(mr.stag(), end - 8, 64)
+                .remote(0x4301, 0)));
+        pair.settle();
+        assertThat(peer.received).extracting(u -> u.length).containsExactly(14 + 8, 14 + 8);
+        assertThat(upcalls.calls).filteredOn(c -> c.name().equals("sendCompleted"))
+                .extracting(c -> c.send().wrId, RecordingUpcalls.Call::status)
+                .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(7L, WorkCompletionStatus.SUCCESS),
+                        org.assertj.core.groups.Tuple.tuple(8L, WorkCompletionStatus.SUCCESS),
+                        org.assertj.core.groups.Tuple.tuple(9L, WorkCompletionStatus.LOCAL_QP_CATASTROPHIC_ERROR));
+    }
+
     /** The QP's reset (Destroy QP, Modify to Error) drops the Read Responses still owed: none is in progress after it. */
     @Test
     void aResetForgetsTheResponsesOwed() {
