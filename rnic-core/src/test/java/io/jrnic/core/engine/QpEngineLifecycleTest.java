@@ -309,6 +309,54 @@ class QpEngineLifecycleTest {
     }
 
     /**
+     * RFC 5040 §5.4: once this side sent its Terminate, nothing more of the stream is processed. A
+     * Write the peer sent before it read our Terminate and FIN reaches a QP that is only closing (the
+     * link is not closed yet): it is not placed, and nothing but the close is reported. The
+     * Terminate is recorded once as io.jrnic.TerminateSent (docs/observability.md).
+     */
+    @Test
+    void afterOurTerminateAWriteStillArrivingIsNotPlaced_RFC_5040_5_4() throws Exception {
+        try (io.jrnic.core.JfrCapture jfr = new io.jrnic.core.JfrCapture()) {
+            QpEngine engine = started(Duration.ofSeconds(10));
+            MemorySegment memory = mem.memory(1);
+            io.jrnic.api.MemoryRegion mr = context.pd.registerMemory(memory,
+                    io.jrnic.api.AccessRights.LOCAL_WRITE | io.jrnic.api.AccessRights.REMOTE_WRITE);
+            byte[] write = new byte[14 + 8];
+            int n = new io.jrnic.rdmap.RdmapMessageEncoder(io.jrnic.rdmap.RdmapFeatures.RFC_5040).taggedHeader(
+                    MemorySegment.ofArray(write), 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true, mr.stag(),
+                    mr.query().baseTo());
+            java.util.Arrays.fill(write, n, write.length, (byte) 0x5A);
+            engine.terminate(new TerminateMessage(0x0205, true, null));
+            link.b.inject(write); // queued behind the engine's run: it crosses our Terminate and FIN
+            link.settle();
+            assertThat(peer.received).hasSize(1); // the Terminate
+            assertThat(memory.asSlice(0, 8).toArray(ValueLayout.JAVA_BYTE)).containsOnly(0);
+            assertThat(upcalls.names()).containsExactly("closeCompleted");
+            var sent = jfr.events("io.jrnic.TerminateSent", e -> e.getInt("qp") == 7);
+            assertThat(sent).hasSize(1);
+            assertThat(sent.getFirst().getInt("terminateControl")).isEqualTo(0x0205);
+        }
+    }
+
+    /**
+     * A Terminate the QP asks for before the engine started (the transport may be called from any
+     * thread at any time) is sent as soon as the engine starts on its loop.
+     */
+    @Test
+    void aTerminateAskedBeforeTheStartGoesOutWhenTheEngineStarts() {
+        QpEngine engine = new QpEngine(a, Duration.ofSeconds(10), Duration.ZERO);
+        upcalls.engine = engine;
+        link.b.executor().execute(() -> link.b.start(peer, peer));
+        engine.terminate(new TerminateMessage(0x12FE, true, null));
+        link.settle(); // the engine's run finds it not started: nothing yet
+        assertThat(peer.received).isEmpty();
+        engine.start(context, upcalls, null);
+        link.settle();
+        assertThat(peer.received).hasSize(1);
+        assertThat(HEX.formatHex(peer.received.getFirst())).isEqualTo(TERMINATE_HEADER + "12fe0000");
+    }
+
+    /**
      * Close RNIC after a Terminate (R-TERM-034, issue 9 item 2): {@link QpEngine#awaitTerminateClose}
      * waits while the Terminate's graceful close is under way and returns when the link closed; it
      * does not wait at all for a QP that generated no Terminate.
