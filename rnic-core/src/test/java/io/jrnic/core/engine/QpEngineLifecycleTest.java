@@ -178,6 +178,29 @@ class QpEngineLifecycleTest {
         assertThat(engine.established()).isTrue();
     }
 
+    /**
+     * A Terminate that fails its own validation (MSN 5 on queue 2, where only MSN 1 can be: RFC 5040
+     * §5.4, §7.1) is still the peer's last message: it is counted as a received Terminate and
+     * recorded as io.jrnic.TerminateReceived with what it failed, reported once with that error's
+     * event, and never answered (R-TERM-048).
+     */
+    @Test
+    void anInvalidTerminateIsCountedRecordedAndNotAnswered_R_TERM_048() throws Exception {
+        try (io.jrnic.core.JfrCapture jfr = new io.jrnic.core.JfrCapture()) {
+            started(Duration.ofSeconds(10));
+            link.b.inject(HEX.parseHex("4147" + "00000000" + "00000002" + "00000005" + "00000000" + "02050000"));
+            link.settle();
+            assertThat(upcalls.names()).containsExactly("terminateReceived");
+            assertThat(upcalls.first("terminateReceived").event())
+                    .isNotEqualTo(io.jrnic.api.AsyncEventType.TERMINATE_MESSAGE_RECEIVED);
+            assertThat(context.counters.get(CounterLayout.TERMINATES_RECEIVED)).isEqualTo(1);
+            assertThat(peer.received).as("never answered").isEmpty();
+            var received = jfr.events("io.jrnic.TerminateReceived", e -> e.getInt("qp") == 7);
+            assertThat(received).hasSize(1);
+            assertThat(received.getFirst().getString("validationError")).isNotBlank();
+        }
+    }
+
     /** A tagged RDMA Write of 4 bytes to an STag nobody registered: DDP 1/1/0x00 Invalid STag (RFC 5041 §7.2). */
     private static byte[] writeToUnknownStag() {
         return HEX.parseHex("c140" + "00004401" + "0000000000001000" + "01020304");
