@@ -307,6 +307,48 @@ class TxStopPointTest extends EngineFixture {
         assertResponses(STOP_AT, 0x0000_7702, 0x2000, expected);
     }
 
+    /**
+     * The source STag of a Read Response in progress is Reregistered between two segments (Verbs
+     * §7.3.2.3: same index and key, so the STag the peer named is still Valid): each segment after
+     * that is checked against the new registration as the request would be if it arrived now (RFC
+     * 5040 §7.2, V-TERM-9), and the first that fails is replaced by the Terminate with that error.
+     */
+    private void readResponseAfterReregister(int rights, boolean sameMemory, long vaShift, String terminateCode,
+                                             AsyncEventType event) {
+        Side a = hookedRawPeer();
+        MemoryRegion mr = source(a);
+        byte[] expected = bytes(a.memory(mr), 0, (long) STOP_AT * CHUNK);
+        // other memory at the same page offset as the VA (Verbs §7.3.2.3 requires it)
+        MemorySegment other = a.rnic.allocateMemory(SIZE + 4096, 4096).asSlice(a.base(mr) & 0xFFF, SIZE);
+        hook.after(STOP_AT, n -> mr.reregister(a.pd, sameMemory ? mr.memory() : other, rights, mr.key(),
+                AddressType.VA_BASED, a.base(mr) + vaShift, true));
+        raw.send(Wire.readRequest(1, 0x0000_7703, 0x3000, SIZE, mr.stag(), a.base(mr)));
+
+        byte[] t = awaitRawTerminate(a, STOP_AT);
+        assertBytes(t, Wire.TERMINATE_HEADER + " " + terminateCode);
+        assertThat(a.eventTypes()).containsExactly(event);
+        assertResponses(STOP_AT, 0x0000_7703, 0x3000, expected);
+    }
+
+    @Test
+    void readResponseStopsWhenItsSourceLostTheRemoteReadRight_V_TERM_9_R_ERR_031() {
+        // 0/1/0x02 Access rights violation (RFC 5040 §7.2, Figure 24 IRRQ access rights)
+        readResponseAfterReregister(RIGHTS & ~AccessRights.REMOTE_READ, true, 0, "01020000",
+                AsyncEventType.IRRQ_ACCESS_RIGHTS);
+    }
+
+    @Test
+    void readResponseStopsWhenItsSourceNoLongerCoversTheRest_V_TERM_9_R_ERR_029() {
+        // the same memory at a VA one region higher: the rest of the response lies below its base
+        readResponseAfterReregister(RIGHTS, true, SIZE, "01010000", AsyncEventType.IRRQ_BASE_BOUNDS);
+    }
+
+    @Test
+    void readResponseStopsWhenItsSourceStagNowMapsOtherMemory_V_TERM_9_R_ERR_027() {
+        // same STag, same rights and range, other memory: not the buffer the request was validated on
+        readResponseAfterReregister(RIGHTS, false, 0, "01000000", AsyncEventType.IRRQ_INVALID_STAG);
+    }
+
     /** Waits for n data FPDUs and the Terminate at the raw peer, and for A's end (Terminate, then Error). */
     private byte[] awaitRawTerminate(Side a, int dataFpdus) {
         await(() -> raw.closure != null, "the LLP close after the Terminate");

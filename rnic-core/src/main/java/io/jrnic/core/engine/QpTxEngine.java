@@ -537,11 +537,6 @@ public final class QpTxEngine {
         }
     }
 
-    /** Whether an error stopped outbound processing for good. */
-    boolean halted() {
-        return halted;
-    }
-
     void clear() {
         queueHead = null;
         queueTail = null;
