@@ -120,6 +120,12 @@ public final class QpEngine implements QpTransport {
     private TerminateMessage terminateRequest;
     private volatile boolean closeRequested;
     private volatile boolean resetRequested;
+    /**
+     * The link refused an FPDU (the socket would block) and has not reported writable since: what
+     * is queued waits for the socket. Written by the loop at the end of a run and on writability,
+     * read by posting threads in polling mode ({@link #progress()}).
+     */
+    private volatile boolean sendBlocked;
     private volatile boolean established = true;
 
     /** The link's event-loop thread, known once the engine started on it (the latency path). */
@@ -300,8 +306,17 @@ public final class QpEngine implements QpTransport {
 
     @Override
     public void progress() {
-        if (executor instanceof DrivableExecutor d && scheduled.get()) {
-            d.runQueued(); // polling mode: the poster frames and writes what it posted
+        if (executor instanceof DrivableExecutor d) {
+            if (scheduled.get()) {
+                d.runQueued(); // polling mode: the poster frames and writes what it posted
+            }
+            if (sendBlocked) {
+                // The socket would block: FPDUs wait in the link's outbound buffer for it to drain. A
+                // poster that keeps posting without polling its CQ must still move them (the loop's
+                // I/O pass sees the socket writable and flushes), or the socket idles until the next
+                // CQ poll, or the I/O thread's takeover, while the work queues up (issue 11).
+                d.drive();
+            }
         }
     }
 
@@ -493,6 +508,9 @@ public final class QpEngine implements QpTransport {
             }
             if (tx.hasWork() && !tx.blocked) {
                 schedule();
+            }
+            if (sendBlocked != tx.blocked) {
+                sendBlocked = tx.blocked;
             }
         }
         if (closeRequested && !closing) {
@@ -733,6 +751,7 @@ public final class QpEngine implements QpTransport {
         public void onWritable() {
             progressEvents++;
             tx.blocked = false;
+            sendBlocked = false;
             schedule();
         }
 

@@ -28,6 +28,8 @@ final class SteppedLink implements FpduLink {
     int aborts;
     /** The link takes each FPDU but then asks the engine to wait for writability (a full socket). */
     boolean windowClosed;
+    /** The executor the link reports instead of the wrapped link's (set before the engine is built). */
+    Executor executor;
 
     SteppedLink(FpduLink link) {
         this.link = link;
@@ -35,7 +37,7 @@ final class SteppedLink implements FpduLink {
 
     @Override
     public Executor executor() {
-        return link.executor();
+        return executor != null ? executor : link.executor();
     }
 
     @Override

@@ -1,0 +1,169 @@
+package io.jrnic.core.engine;
+
+import io.jrnic.api.AccessRights;
+import io.jrnic.api.MemoryRegion;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.core.MemoryLinkPair;
+import io.jrnic.core.link.DrivableExecutor;
+import io.jrnic.core.link.FpduLink;
+import io.jrnic.core.mem.MemoryFixture.FakeRnic;
+import io.jrnic.core.wq.SendWqe;
+import io.jrnic.mpa.DeframeFault;
+import io.jrnic.mpa.FpduHandler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Polling mode's transmit (issue 11, docs/transport.md "Polling mode"): a post runs the engine's
+ * queued work on the posting thread ({@link QpEngine#progress()} calls
+ * {@link DrivableExecutor#runQueued()}: no socket pass), and while the socket would block it also
+ * drives the loop's I/O pass ({@link DrivableExecutor#drive()}), which finds the socket writable
+ * again and moves what waits in the outbound buffer. Without that, an application that posts a
+ * stream of large Writes and polls its CQ only now and then leaves the socket idle between polls
+ * (the I/O thread stays out while the application drives). The engine runs on a {@link SteppedLink}
+ * whose executor is a counting {@link DrivableExecutor} over a caller-thread {@link MemoryLinkPair}.
+ */
+class PollingTransmitTest {
+    private static final int RIGHTS = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_WRITE;
+
+    private final FakeRnic mem = new FakeRnic();
+    private final FakeQpContext context = new FakeQpContext(11, mem.pd(), mem.table);
+    private final RecordingUpcalls upcalls = new RecordingUpcalls(context.pd);
+    private final AtomicInteger received = new AtomicInteger();
+    private MemoryLinkPair pair;
+    private SteppedLink link;
+    private CountingDriver driver;
+    private QpEngine engine;
+    private MemoryRegion mr;
+
+    /** The caller-thread pair's loop as a polling-mode executor: every run drains both sides. */
+    private static final class CountingDriver implements DrivableExecutor {
+        final MemoryLinkPair pair;
+        int drives;
+        int queuedRuns;
+        private boolean inside;
+
+        CountingDriver(MemoryLinkPair pair) {
+            this.pair = pair;
+        }
+
+        @Override
+        public void execute(Runnable task) {
+            pair.a.executor().execute(task);
+        }
+
+        @Override
+        public boolean drive() {
+            drives++;
+            return run();
+        }
+
+        @Override
+        public boolean runQueued() {
+            queuedRuns++;
+            return run();
+        }
+
+        private boolean run() {
+            inside = true;
+            try {
+                pair.settle();
+            } finally {
+                inside = false;
+            }
+            return true;
+        }
+
+        @Override
+        public void yieldToIoThread() {
+        }
+
+        @Override
+        public boolean inExecutor() {
+            return inside;
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        pair = MemoryLinkPair.onCallerThread(MemoryLinkPair.Options.defaults());
+        link = new SteppedLink(pair.a);
+        driver = new CountingDriver(pair);
+        link.executor = driver;
+        engine = new QpEngine(link, Duration.ofSeconds(10), Duration.ZERO);
+        upcalls.engine = engine;
+        FpduHandler peer = new FpduHandler() {
+            @Override
+            public void onUlpdu(MemorySegment segment, long offset, int length) {
+                received.incrementAndGet();
+            }
+
+            @Override
+            public void onError(DeframeFault fault) {
+                throw new AssertionError("the peer could not deframe: " + fault);
+            }
+        };
+        pair.b.executor().execute(() -> pair.b.start(peer, closure -> { }));
+        engine.start(context, upcalls, null);
+        pair.settle();
+        mr = context.pd.registerMemory(mem.memory(1), RIGHTS);
+    }
+
+    @AfterEach
+    void tearDown() {
+        pair.close();
+        mem.close();
+    }
+
+    /** As {@code SoftQueuePair.postSend}: the WQE goes to the engine, then the poster's progress. */
+    private void post(long wrId) {
+        SendWqe w = new SendWqe(4, 64);
+        w.copyFrom(new SendWorkRequest().wrId(wrId).opcode(Opcode.RDMA_WRITE).sge(mr.stag(), mr.query().baseTo(), 8)
+                .remote(0x4301, 0), true);
+        w.inFlight = true;
+        engine.transmit(w);
+        engine.progress();
+    }
+
+    @Test
+    void aPostOnAWritableSocketRunsItsWorkWithoutASocketPass() {
+        for (int i = 0; i < 5; i++) {
+            post(i);
+        }
+        assertThat(received.get()).isEqualTo(5);
+        assertThat(driver.queuedRuns).isEqualTo(5);
+        assertThat(driver.drives).isZero(); // nothing waits for the socket: no epoll pass per post
+    }
+
+    @Test
+    void aPostWhileTheSocketWouldBlockDrivesTheLoopsIoPass() {
+        link.windowClosed = true; // the socket takes the first FPDU, then would block
+        post(1);
+        assertThat(received.get()).isEqualTo(1);
+        int drives = driver.drives;
+
+        post(2); // waits behind the full socket: this post must drive the I/O pass that would move it
+        assertThat(received.get()).isEqualTo(1);
+        assertThat(driver.drives).isGreaterThan(drives);
+
+        // the socket drains (the loop's pass saw it writable): the second Write goes, and posts go back
+        // to running queued work only
+        link.windowClosed = false;
+        pair.a.executor().execute(() -> link.listener.onWritable());
+        pair.settle();
+        assertThat(received.get()).isEqualTo(2);
+        drives = driver.drives;
+        post(3);
+        assertThat(received.get()).isEqualTo(3);
+        assertThat(driver.drives).isEqualTo(drives);
+        assertThat(upcalls.names()).containsOnly("sendCompleted").hasSize(3);
+    }
+}
