@@ -89,6 +89,20 @@ class EngineRxAccessTest extends EngineFixture {
     }
 
     @Test
+    void writeBehindARefusedReadRequestInTheSameReadIsNeverPlaced_R_TERM_047() {
+        engineWithRawPeer();
+        MemoryRegion mr = a.region(4096, RIGHTS);
+        byte[] rr = Wire.readRequest(1, 0x1234_5601, 0x1000, 64, mr.stag() ^ 0x02, a.base(mr)); // wrong key
+        byte[] w = Wire.tagged(Wire.WRITE, true, mr.stag(), a.base(mr), PAYLOAD); // valid on its own
+        raw.send(rr, w); // one burst: the Write reaches the engine before the QP has terminated
+        // RFC 5040 §7.1, R-TERM-047: after the first error nothing more on the stream is processed
+        assertBytes(awaitTerminate(), Wire.TERMINATE_HEADER + " 0100e000 0000 " + hex(rr));
+        link.settle();
+        assertThat(bytes(a.memory(mr), 0, 4096)).containsOnly(0);
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.IRRQ_INVALID_STAG);
+    }
+
+    @Test
     void writeAndReadStillWorkWithTheOtherEnableOff_V_WR_19_V_WR_21() {
         inboundRead = false; // a Write needs only the inbound Write enable
         engineWithRawPeer();
