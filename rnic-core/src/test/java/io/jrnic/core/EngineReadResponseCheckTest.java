@@ -164,4 +164,17 @@ class EngineReadResponseCheckTest extends EngineFixture {
         assertThat(a.eventTypes()).containsExactly(AsyncEventType.TAGGED_BASE_BOUNDS);
         assertReadFailedAndNothingPlaced();
     }
+
+    @Test
+    void laterSegmentRunningPastTheSinkIsBaseOrBoundsAndNotPlaced_R_READ_031() {
+        long sinkTo = readOutstanding();
+        raw.send(Wire.tagged(Wire.READ_RESPONSE, false, sink.stag(), sinkTo, payload(40)));
+        // continues where the first ended, but 30 bytes where 24 are left: 6 bytes past the sink,
+        // inside the region (which would allow them): only the Read's own length stops them
+        byte[] second = Wire.tagged(Wire.READ_RESPONSE, false, sink.stag(), sinkTo + 40, payload(30));
+        byte[] t = respondAndAwaitTerminate(second);
+        assertBytes(t, Wire.TERMINATE_HEADER + " 1101c000 001e " + hex(Arrays.copyOf(second, 14)));
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.TAGGED_BASE_BOUNDS);
+        assertThat(bytes(a.memory(sink), SINK_OFFSET + 40, 30)).containsOnly(0);
+    }
 }
