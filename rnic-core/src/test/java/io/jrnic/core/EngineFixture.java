@@ -127,9 +127,18 @@ abstract class EngineFixture {
         }
     }
 
+    /**
+     * How long {@link #await} waits: ten seconds, unless the environment variable
+     * JRNIC_TEST_AWAIT_MS says otherwise. A mutation run (docs/reliability.md) sets it to a
+     * second or two, so that a mutant which loses an event fails the test before PIT's timeout
+     * (normal time x 1.25 + 4 s), which would cost a fresh test JVM per such mutant.
+     */
+    private static final long AWAIT_NANOS = java.util.Optional.ofNullable(System.getenv("JRNIC_TEST_AWAIT_MS"))
+            .map(Long::parseLong).orElse(10_000L) * 1_000_000L;
+
     /** Waits (bounded, no sleeping) until the condition holds, letting both event loops run. */
     void await(BooleanSupplier condition, String what) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        long deadline = System.nanoTime() + AWAIT_NANOS;
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("timed out waiting for " + what);

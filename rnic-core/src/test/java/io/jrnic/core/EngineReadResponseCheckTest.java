@@ -124,4 +124,57 @@ class EngineReadResponseCheckTest extends EngineFixture {
         assertThat(bytes(a.memory(sink), SINK_OFFSET + READ_SIZE, 8)).containsOnly(0);
         assertThat(a.qp.state()).isEqualTo(QpState.RTS);
     }
+
+    @Test
+    void zeroLengthResponseToAZeroLengthReadIsNotCheckedForStagOrTo_R_READ_023() {
+        a = withRawPeer(MemoryLinkPair.Options.defaults());
+        sink = a.region(4096, RIGHTS);
+        a.qp.postSend(new SendWorkRequest().wrId(9).opcode(Opcode.RDMA_READ).signaled(true)
+                .sge(sink.stag(), a.base(sink) + SINK_OFFSET, 0).remote(0x0000_4201, 0x9000));
+        await(() -> raw.received.size() == 1, "the Read Request");
+        // RFC 5041 §5.2: the STag and TO of a zero-length tagged segment are not validated, so a
+        // response naming neither the sink's STag nor its TO still completes the zero-length Read
+        raw.send(Wire.tagged(Wire.READ_RESPONSE, true, 0x0BAD_0001, 0x77, new byte[0]));
+        List<WorkCompletion> wcs = completions(a, 1);
+        assertThat(wcs.getFirst().wrId()).isEqualTo(9);
+        assertThat(wcs.getFirst().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        link.settle();
+        assertThat(raw.received).hasSize(1); // no Terminate
+        assertThat(a.qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    @Test
+    void responseInOneSegmentFillingTheSinkExactlyCompletesTheRead_R_READ_030() {
+        long sinkTo = readOutstanding();
+        raw.send(Wire.tagged(Wire.READ_RESPONSE, true, sink.stag(), sinkTo, payload(READ_SIZE)));
+        List<WorkCompletion> wcs = completions(a, 1);
+        assertThat(wcs).hasSize(1);
+        assertThat(wcs.getFirst().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(bytes(a.memory(sink), SINK_OFFSET - 8, 8)).containsOnly(0);
+        assertThat(bytes(a.memory(sink), SINK_OFFSET, READ_SIZE)).containsOnly(0x3C);
+        assertThat(a.qp.counters().bytesCopied() + a.qp.counters().bytesPlacedDirect()).isEqualTo(READ_SIZE);
+    }
+
+    @Test
+    void responseOneByteLongerThanTheReadIsBaseOrBounds_R_READ_031() {
+        long sinkTo = readOutstanding();
+        byte[] response = Wire.tagged(Wire.READ_RESPONSE, true, sink.stag(), sinkTo, payload(READ_SIZE + 1));
+        byte[] t = respondAndAwaitTerminate(response);
+        assertBytes(t, Wire.TERMINATE_HEADER + " 1101c000 0041 " + hex(Arrays.copyOf(response, 14)));
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.TAGGED_BASE_BOUNDS);
+        assertReadFailedAndNothingPlaced();
+    }
+
+    @Test
+    void laterSegmentRunningPastTheSinkIsBaseOrBoundsAndNotPlaced_R_READ_031() {
+        long sinkTo = readOutstanding();
+        raw.send(Wire.tagged(Wire.READ_RESPONSE, false, sink.stag(), sinkTo, payload(40)));
+        // continues where the first ended, but 30 bytes where 24 are left: 6 bytes past the sink,
+        // inside the region (which would allow them): only the Read's own length stops them
+        byte[] second = Wire.tagged(Wire.READ_RESPONSE, false, sink.stag(), sinkTo + 40, payload(30));
+        byte[] t = respondAndAwaitTerminate(second);
+        assertBytes(t, Wire.TERMINATE_HEADER + " 1101c000 001e " + hex(Arrays.copyOf(second, 14)));
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.TAGGED_BASE_BOUNDS);
+        assertThat(bytes(a.memory(sink), SINK_OFFSET + 40, 30)).containsOnly(0);
+    }
 }
