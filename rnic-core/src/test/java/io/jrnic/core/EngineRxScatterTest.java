@@ -1,0 +1,125 @@
+package io.jrnic.core;
+
+import io.jrnic.api.AsyncEventType;
+import io.jrnic.api.MemoryRegion;
+import io.jrnic.api.QpState;
+import io.jrnic.api.ReceiveWorkRequest;
+import io.jrnic.api.WorkCompletion;
+import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.FpduLink;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Where an untagged message lands across the receive SGL (RFC 5040 §5.3, RFC 5041 §5.3 and §7.1
+ * check 4): each byte at its message offset's place in the SGEs, in order, and not one byte before
+ * or after an SGE (the bytes around each one are guards). The SGL has three SGEs in two regions,
+ * none at its region's base TO, so an SGE's TO and its region's base are told apart. A raw peer
+ * sends one Send split into segments whose message offsets fall exactly on SGE boundaries, inside
+ * an SGE (placed straight into it) or across several (scattered by copy).
+ */
+class EngineRxScatterTest extends EngineFixture {
+    private static final int A_AT = 100;
+    private static final int A_LEN = 32;
+    private static final int B_AT = 500;
+    private static final int B_LEN = 48;
+    private static final int C_AT = 2000;
+    private static final int C_LEN = 16;
+    private static final int SGL = A_LEN + B_LEN + C_LEN;
+
+    private Side a;
+    private MemoryRegion one;
+    private MemoryRegion two;
+
+    /** The engine with a raw peer and one receive posted: SGEs A and C in region one, B in region two. */
+    private void receivePosted() {
+        a = withRawPeer(MemoryLinkPair.Options.defaults());
+        one = a.region(4096, RIGHTS);
+        two = a.region(4096, RIGHTS);
+        a.qp.postReceive(new ReceiveWorkRequest().wrId(5)
+                .sge(one.stag(), a.base(one) + A_AT, A_LEN)
+                .sge(two.stag(), a.base(two) + B_AT, B_LEN)
+                .sge(one.stag(), a.base(one) + C_AT, C_LEN));
+    }
+
+    private static byte[] message(int length) {
+        byte[] m = new byte[length];
+        for (int i = 0; i < length; i++) {
+            m[i] = (byte) (i + 1); // no zero: a byte out of place or missing shows
+        }
+        return m;
+    }
+
+    /**
+     * One Send of the SGL's length, cut at the given message offsets into segments sent in one burst,
+     * lands SGE by SGE and nowhere else.
+     */
+    @ParameterizedTest(name = "cut at {0}")
+    @ValueSource(strings = {
+        "32,80",    // each segment exactly one SGE: both ends on SGE boundaries (placed straight)
+        "",         // one segment spanning all three SGEs (scattered)
+        "20,90",    // A's tail, all of B, C's head in one segment; the others inside A and C
+        "32,40,80", // starts exactly at B's start and ends inside B, then inside B to its end
+        "31,81"     // one byte short of each boundary: spans A's last byte into B, B's end into C
+    })
+    void sendCutAtAndAroundSgeBoundariesLandsExactlyInItsSges_R_SEND_010_RFC5041_5_3(String cuts) {
+        receivePosted();
+        byte[] m = message(SGL);
+        List<Integer> at = new ArrayList<>();
+        at.add(0);
+        if (!cuts.isEmpty()) {
+            Arrays.stream(cuts.split(",")).map(Integer::parseInt).forEach(at::add);
+        }
+        at.add(SGL);
+        byte[][] segments = new byte[at.size() - 1][];
+        for (int i = 0; i < segments.length; i++) {
+            int from = at.get(i);
+            int to = at.get(i + 1);
+            segments[i] = Wire.untagged(Wire.SEND, to == SGL, 0, 0, 1, from, Arrays.copyOfRange(m, from, to));
+        }
+        raw.send(segments);
+        WorkCompletion wc = completions(a, 1).getFirst();
+        assertThat(wc.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        assertThat(wc.byteLength()).isEqualTo(SGL);
+
+        byte[] expectOne = new byte[4096];
+        System.arraycopy(m, 0, expectOne, A_AT, A_LEN);
+        System.arraycopy(m, A_LEN + B_LEN, expectOne, C_AT, C_LEN);
+        byte[] expectTwo = new byte[4096];
+        System.arraycopy(m, A_LEN, expectTwo, B_AT, B_LEN);
+        assertThat(hex(bytes(a.memory(one), 0, 4096))).isEqualTo(hex(expectOne));
+        assertThat(hex(bytes(a.memory(two), 0, 4096))).isEqualTo(hex(expectTwo));
+        link.settle();
+        assertThat(raw.received).isEmpty();
+        assertThat(a.qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    /** One byte more than the SGL holds: DDP's check 4 fails, 1/2/0x05, and no byte is placed. */
+    @Test
+    void sendOneByteLongerThanTheSglIsMessageTooLongAndPlacesNothing_R_ERR_018_V_WR_10() {
+        receivePosted();
+        byte[] s = Wire.untagged(Wire.SEND, true, 0, 0, 1, 0, message(SGL + 1));
+        raw.send(s);
+        await(() -> !raw.received.isEmpty(), "the Terminate");
+        awaitState(a, QpState.ERROR);
+        await(() -> raw.closure != null, "the LLP close");
+        assertThat(raw.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
+        assertThat(raw.received).hasSize(1);
+        // RFC 5041 §7.2: DDP, untagged buffer, message too long, with the segment's DDP header
+        assertBytes(raw.received.getFirst(), Wire.TERMINATE_HEADER + String.format(" 1205c000 %04x ", SGL + 1)
+                + hex(Arrays.copyOf(s, 18)));
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.LOCAL_QP_CATASTROPHIC); // the engine's Figure 24 row
+        WorkCompletion wc = completions(a, 1).getFirst();
+        assertThat(wc.wrId()).isEqualTo(5L);
+        assertThat(wc.status()).isEqualTo(WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION);
+        assertThat(bytes(a.memory(one), 0, 4096)).containsOnly(0);
+        assertThat(bytes(a.memory(two), 0, 4096)).containsOnly(0);
+    }
+}
