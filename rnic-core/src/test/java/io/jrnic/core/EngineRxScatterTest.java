@@ -38,9 +38,13 @@ class EngineRxScatterTest extends EngineFixture {
     private MemoryRegion one;
     private MemoryRegion two;
 
-    /** The engine with a raw peer and one receive posted: SGEs A and C in region one, B in region two. */
+    /**
+     * The engine with a raw peer and one receive posted: SGEs A and C in region one, B in region two.
+     * The link hands the bytes over in chunks of at most 8, so every FPDU arrives in pieces and the
+     * engine is asked for a placement target after each DDP header (header-then-payload).
+     */
     private void receivePosted() {
-        a = withRawPeer(MemoryLinkPair.Options.defaults());
+        a = withRawPeer(MemoryLinkPair.Options.defaults().withMaxChunk(8));
         one = a.region(4096, RIGHTS);
         two = a.region(4096, RIGHTS);
         a.qp.postReceive(new ReceiveWorkRequest().wrId(5)
@@ -57,48 +61,97 @@ class EngineRxScatterTest extends EngineFixture {
         return m;
     }
 
-    /**
-     * One Send of the SGL's length, cut at the given message offsets into segments sent in one burst,
-     * lands SGE by SGE and nowhere else.
-     */
-    @ParameterizedTest(name = "cut at {0}")
-    @ValueSource(strings = {
-        "32,80",    // each segment exactly one SGE: both ends on SGE boundaries (placed straight)
-        "",         // one segment spanning all three SGEs (scattered)
-        "20,90",    // A's tail, all of B, C's head in one segment; the others inside A and C
-        "32,40,80", // starts exactly at B's start and ends inside B, then inside B to its end
-        "31,81"     // one byte short of each boundary: spans A's last byte into B, B's end into C
-    })
-    void sendCutAtAndAroundSgeBoundariesLandsExactlyInItsSges_R_SEND_010_RFC5041_5_3(String cuts) {
-        receivePosted();
-        byte[] m = message(SGL);
+    /** Segments of one Send of {@code length} bytes cut at the given message offsets (the last has L=1). */
+    private static byte[][] segments(byte[] m, String cuts) {
         List<Integer> at = new ArrayList<>();
         at.add(0);
         if (!cuts.isEmpty()) {
             Arrays.stream(cuts.split(",")).map(Integer::parseInt).forEach(at::add);
         }
-        at.add(SGL);
+        at.add(m.length);
         byte[][] segments = new byte[at.size() - 1][];
         for (int i = 0; i < segments.length; i++) {
             int from = at.get(i);
             int to = at.get(i + 1);
-            segments[i] = Wire.untagged(Wire.SEND, to == SGL, 0, 0, 1, from, Arrays.copyOfRange(m, from, to));
+            segments[i] = Wire.untagged(Wire.SEND, to == m.length, 0, 0, 1, from, Arrays.copyOfRange(m, from, to));
         }
+        return segments;
+    }
+
+    /** Payload bytes of the segments that lie inside one SGE: those are placed straight into it. */
+    private static long inOneSge(byte[][] segments) {
+        long n = 0;
+        for (byte[] s : segments) {
+            int from = java.nio.ByteBuffer.wrap(s).getInt(14);
+            int to = from + s.length - 18;
+            if (!(from < A_LEN && to > A_LEN) && !(from < A_LEN + B_LEN && to > A_LEN + B_LEN)) {
+                n += to - from;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * One Send, cut at the given message offsets into segments sent in one burst, lands SGE by SGE
+     * and nowhere else; a Send shorter than the SGL leaves the rest of the last SGE untouched.
+     */
+    @ParameterizedTest(name = "cut at [{0}]")
+    @ValueSource(strings = {
+        "32,80/96",    // each segment exactly one SGE: both ends on SGE boundaries (placed straight)
+        "/96",         // one segment spanning all three SGEs (scattered)
+        "20,90/96",    // A's tail, all of B, C's head in one segment; the others inside A and C
+        "32,40,80/96", // starts exactly at B's start and ends inside B, then inside B to its end
+        "31,81/96",    // one byte short of each boundary: A's last byte into B, B's end into C
+        "20/90"        // a shorter Send whose last segment spans from A into C and ends inside C
+    })
+    void sendCutAtAndAroundSgeBoundariesLandsExactlyInItsSges_RFC5040_5_3_RFC5041_5_3(String cutsAndLength) {
+        receivePosted();
+        String[] c = cutsAndLength.split("/", -1);
+        int length = Integer.parseInt(c[1]);
+        byte[] m = message(length);
+        byte[][] segments = segments(m, c[0]);
         raw.send(segments);
         WorkCompletion wc = completions(a, 1).getFirst();
         assertThat(wc.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
-        assertThat(wc.byteLength()).isEqualTo(SGL);
+        assertThat(wc.byteLength()).isEqualTo(length);
 
+        byte[] whole = Arrays.copyOf(m, SGL); // what the SGL holds afterwards: zeros past the message
         byte[] expectOne = new byte[4096];
-        System.arraycopy(m, 0, expectOne, A_AT, A_LEN);
-        System.arraycopy(m, A_LEN + B_LEN, expectOne, C_AT, C_LEN);
+        System.arraycopy(whole, 0, expectOne, A_AT, A_LEN);
+        System.arraycopy(whole, A_LEN + B_LEN, expectOne, C_AT, C_LEN);
         byte[] expectTwo = new byte[4096];
-        System.arraycopy(m, A_LEN, expectTwo, B_AT, B_LEN);
+        System.arraycopy(whole, A_LEN, expectTwo, B_AT, B_LEN);
         assertThat(hex(bytes(a.memory(one), 0, 4096))).isEqualTo(hex(expectOne));
         assertThat(hex(bytes(a.memory(two), 0, 4096))).isEqualTo(hex(expectTwo));
+        // a segment inside one SGE is placed straight into it, any other is scattered by copy
+        long direct = inOneSge(segments);
+        assertThat(a.engine.bytesPlacedDirect()).isEqualTo(direct);
+        assertThat(a.engine.bytesCopied()).isEqualTo(length - direct);
         link.settle();
         assertThat(raw.received).isEmpty();
         assertThat(a.qp.state()).isEqualTo(QpState.RTS);
+    }
+
+    /**
+     * An SGE whose region is deregistered after the Send took the receive (Verbs §7.4.1 checked it
+     * then) no longer maps its range: the scatter stops there and the receive fails with Invalid
+     * STag; nothing lands in the SGE after it.
+     */
+    @Test
+    void sgeDeregisteredWhileTheSendIsArrivingFailsTheReceive_V_MR_76() {
+        receivePosted();
+        byte[] m = message(SGL);
+        byte[][] segments = segments(m, "20");
+        raw.send(segments[0]); // inside A: the receive is taken, its SGEs checked
+        await(() -> a.qp.counters().fpdusReceived() == 1, "the first segment");
+        two.close();
+        raw.send(segments[1]); // A's tail, B (no longer registered), C
+        WorkCompletion wc = completions(a, 1).getFirst();
+        assertThat(wc.wrId()).isEqualTo(5L);
+        assertThat(wc.status()).isEqualTo(WorkCompletionStatus.INVALID_STAG);
+        byte[] expectOne = new byte[4096];
+        System.arraycopy(m, 0, expectOne, A_AT, A_LEN); // A was written before B failed
+        assertThat(hex(bytes(a.memory(one), 0, 4096))).isEqualTo(hex(expectOne));
     }
 
     /** One byte more than the SGL holds: DDP's check 4 fails, 1/2/0x05, and no byte is placed. */
