@@ -240,4 +240,36 @@ class EngineRxStopTest extends EngineFixture {
         terminateThenWrite(Wire.untagged(Wire.TERMINATE, true, 0, 2, 5, 0, hex("1101 0000")));
         assertThat(a.eventTypes()).containsExactly(AsyncEventType.RQ_INVALID_MSN_RANGE);
     }
+
+    // ---- QpRxEngine.stop (the engine dies: Modify to Error, Verbs §6.2.4) -------------------------
+
+    /**
+     * Modify RTS to Error resets the LLP without a Terminate (V-QPS-39); bytes already read from the
+     * socket before the reset took effect are not processed any more: the engine stops DDP when it
+     * dies. The Write's bytes are made to wait on the engine's loop right behind the reset.
+     */
+    @Test
+    void writeReadAfterModifyToErrorIsNeverPlaced_V_QPS_39() throws InterruptedException {
+        engineWithRawPeer();
+        java.util.concurrent.CountDownLatch hold = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        link.a.executor.execute(() -> {
+            held.countDown();
+            try {
+                hold.await(10, java.util.concurrent.TimeUnit.SECONDS); // bounded: the test releases it below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(held.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        a.qp.modify(new QueuePairModification().nextState(QpState.ERROR)); // the reset task queues on A's loop
+        raw.send(write());
+        link.b.barrier(); // the Write's bytes now wait on A's loop behind the reset
+        hold.countDown();
+        await(() -> raw.closure != null, "the LLP reset");
+        link.settle();
+        assertThat(raw.closure).isEqualTo(FpduLink.Closure.REMOTE_RESET);
+        assertThat(raw.received).isEmpty();
+        assertThat(bytes(a.memory(dst), 0, 4096)).containsOnly(0);
+    }
 }
