@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Where an untagged message lands across the receive SGL (RFC 5040 §5.3, RFC 5041 §5.3 and §7.1
  * check 4): each byte at its message offset's place in the SGEs, in order, and not one byte before
- * or after an SGE (the bytes around each one are guards). The SGL has three SGEs in two regions,
+ * or after an SGE (the bytes around each one are guards). The SGL has four SGEs in two regions,
  * none at its region's base TO, so an SGE's TO and its region's base are told apart. A raw peer
  * sends one Send split into segments whose message offsets fall exactly on SGE boundaries, inside
  * an SGE (placed straight into it) or across several (scattered by copy).
@@ -32,14 +32,16 @@ class EngineRxScatterTest extends EngineFixture {
     private static final int B_LEN = 48;
     private static final int C_AT = 2000;
     private static final int C_LEN = 16;
-    private static final int SGL = A_LEN + B_LEN + C_LEN;
+    private static final int D_AT = 3000;
+    private static final int D_LEN = 8;
+    private static final int SGL = A_LEN + B_LEN + C_LEN + D_LEN;
 
     private Side a;
     private MemoryRegion one;
     private MemoryRegion two;
 
     /**
-     * The engine with a raw peer and one receive posted: SGEs A and C in region one, B in region two.
+     * The engine with a raw peer and one receive posted: SGEs A and C in region one, B and D in region two.
      * The link hands the bytes over in chunks of at most 8, so every FPDU arrives in pieces and the
      * engine is asked for a placement target after each DDP header (header-then-payload).
      */
@@ -50,7 +52,8 @@ class EngineRxScatterTest extends EngineFixture {
         a.qp.postReceive(new ReceiveWorkRequest().wrId(5)
                 .sge(one.stag(), a.base(one) + A_AT, A_LEN)
                 .sge(two.stag(), a.base(two) + B_AT, B_LEN)
-                .sge(one.stag(), a.base(one) + C_AT, C_LEN));
+                .sge(one.stag(), a.base(one) + C_AT, C_LEN)
+                .sge(two.stag(), a.base(two) + D_AT, D_LEN)); // as many SGEs as the QP allows
     }
 
     private static byte[] message(int length) {
@@ -84,7 +87,11 @@ class EngineRxScatterTest extends EngineFixture {
         for (byte[] s : segments) {
             int from = java.nio.ByteBuffer.wrap(s).getInt(14);
             int to = from + s.length - 18;
-            if (!(from < A_LEN && to > A_LEN) && !(from < A_LEN + B_LEN && to > A_LEN + B_LEN)) {
+            boolean spans = false;
+            for (int boundary : new int[] {A_LEN, A_LEN + B_LEN, A_LEN + B_LEN + C_LEN}) {
+                spans |= from < boundary && to > boundary;
+            }
+            if (!spans) {
                 n += to - from;
             }
         }
@@ -97,12 +104,12 @@ class EngineRxScatterTest extends EngineFixture {
      */
     @ParameterizedTest(name = "cut at [{0}]")
     @ValueSource(strings = {
-        "32,80/96",    // each segment exactly one SGE: both ends on SGE boundaries (placed straight)
-        "/96",         // one segment spanning all three SGEs (scattered)
-        "20,90/96",    // A's tail, all of B, C's head in one segment; the others inside A and C
-        "32,40,80/96", // starts exactly at B's start and ends inside B, then inside B to its end
-        "31,81/96",    // one byte short of each boundary: A's last byte into B, B's end into C
-        "20/90"        // a shorter Send whose last segment spans from A into C and ends inside C
+        "32,80,96/104", // each segment exactly one SGE: both ends on SGE boundaries (placed straight)
+        "/104",         // one segment spanning all four SGEs (scattered)
+        "20,90/104",    // A's tail, all of B, C's head in one segment; the others inside A and C to D
+        "32,40,80/104", // starts exactly at B's start and ends inside B, then inside B to its end
+        "31,81,97/104", // one byte short of each boundary: spans each boundary by one byte
+        "20/90"         // a shorter Send whose last segment spans from A into C and ends inside C
     })
     void sendCutAtAndAroundSgeBoundariesLandsExactlyInItsSges_RFC5040_5_3_RFC5041_5_3(String cutsAndLength) {
         receivePosted();
@@ -121,6 +128,7 @@ class EngineRxScatterTest extends EngineFixture {
         System.arraycopy(whole, A_LEN + B_LEN, expectOne, C_AT, C_LEN);
         byte[] expectTwo = new byte[4096];
         System.arraycopy(whole, A_LEN, expectTwo, B_AT, B_LEN);
+        System.arraycopy(whole, A_LEN + B_LEN + C_LEN, expectTwo, D_AT, D_LEN);
         assertThat(hex(bytes(a.memory(one), 0, 4096))).isEqualTo(hex(expectOne));
         assertThat(hex(bytes(a.memory(two), 0, 4096))).isEqualTo(hex(expectTwo));
         // a segment inside one SGE is placed straight into it, any other is scattered by copy
