@@ -71,4 +71,33 @@ class QpTxEngineAtomicRecheckTest extends EngineFixture {
     void atomicWhoseStagNowMapsOtherMemoryIsNotExecuted_A_ATOM_070() {
         atomicAfterReregister(EngineAtomicsTest.ATOMIC, false, 0, "01000000", AsyncEventType.IRRQ_INVALID_STAG);
     }
+
+    /**
+     * The application closes the arena under the registered target while the atomic waits: its
+     * memory is gone, a local catastrophic error of the stream (Verbs §8.3.3 Figure 24), checked
+     * before the STag; nothing is executed and the Terminate goes instead of the Atomic Response.
+     */
+    @Test
+    void atomicWhoseTargetMemoryWasFreedIsLocalCatastrophicAndNotExecuted_A_ATOM_070() {
+        link = new MemoryLinkPair(MemoryLinkPair.Options.defaults());
+        raw = new RawPeer(link.b);
+        TxStopPointTest.HookLink hook = new TxStopPointTest.HookLink(link.a);
+        Side a = side(hook);
+        MemoryRegion source = a.region(SIZE, RIGHTS);
+        java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared();
+        MemorySegment m = arena.allocate(64, 8);
+        MemoryRegion target = a.pd.registerMemory(m, EngineAtomicsTest.ATOMIC);
+        hook.after(2, n -> arena.close());
+
+        raw.send(Wire.readRequest(1, 0x0000_7801, 0, SIZE, source.stag(), a.base(source)),
+                EngineAtomicsTest.fetchAdd(2, 9, target.stag(), a.base(target), 1, 0));
+
+        await(() -> raw.closure != null, "the LLP close after the Terminate");
+        awaitState(a, QpState.ERROR);
+        assertThat(raw.received).hasSize(RESPONSE_FPDUS + 1);
+        assertThat(raw.received.subList(0, RESPONSE_FPDUS)).allMatch(u -> (u[1] & 0x0F) == Wire.READ_RESPONSE);
+        // RDMAP, remote operation, catastrophic localized (0/2/0x07, as a Read Response source freed)
+        assertBytes(raw.received.getLast(), Wire.TERMINATE_HEADER + " 02070000");
+        assertThat(a.eventTypes()).containsExactly(AsyncEventType.LOCAL_QP_CATASTROPHIC);
+    }
 }
