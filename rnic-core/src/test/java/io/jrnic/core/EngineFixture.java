@@ -117,6 +117,21 @@ abstract class EngineFixture {
         return side(link.a);
     }
 
+    /**
+     * Waits until side {@code a} sent the raw peer its Terminate, went to Error and closed the LLP
+     * gracefully (the Terminate goes before the FIN); the Terminate is the only FPDU the peer got.
+     *
+     * @return the Terminate's ULPDU
+     */
+    byte[] awaitOnlyTerminate(Side a) {
+        await(() -> !raw.received.isEmpty(), "the Terminate");
+        awaitState(a, QpState.ERROR);
+        await(() -> raw.closure != null, "the LLP close");
+        assertThat(raw.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
+        assertThat(raw.received).hasSize(1);
+        return raw.received.getFirst();
+    }
+
     @AfterEach
     void tearDown() {
         for (Side s : sides) {

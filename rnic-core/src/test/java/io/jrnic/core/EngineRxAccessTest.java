@@ -7,7 +7,6 @@ import io.jrnic.api.MemoryWindow;
 import io.jrnic.api.QpState;
 import io.jrnic.api.QueuePairConfig;
 import io.jrnic.api.StagState;
-import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -42,12 +41,7 @@ class EngineRxAccessTest extends EngineFixture {
     }
 
     private byte[] awaitTerminate() {
-        await(() -> !raw.received.isEmpty(), "the Terminate");
-        awaitState(a, QpState.ERROR);
-        await(() -> raw.closure != null, "the LLP close");
-        assertThat(raw.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
-        assertThat(raw.received).hasSize(1);
-        return raw.received.getFirst();
+        return awaitOnlyTerminate(a);
     }
 
     @Test

@@ -3,8 +3,6 @@ package io.jrnic.core;
 import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.Counters;
 import io.jrnic.api.MemoryRegion;
-import io.jrnic.api.QpState;
-import io.jrnic.core.link.FpduLink;
 import jdk.jfr.consumer.RecordedEvent;
 import org.junit.jupiter.api.Test;
 
@@ -27,12 +25,7 @@ class EngineRxCrcTest extends EngineFixture {
     }
 
     private byte[] awaitTerminate() {
-        await(() -> !raw.received.isEmpty(), "the Terminate");
-        awaitState(a, QpState.ERROR);
-        await(() -> raw.closure != null, "the LLP close");
-        assertThat(raw.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
-        assertThat(raw.received).hasSize(1);
-        return raw.received.getFirst();
+        return awaitOnlyTerminate(a);
     }
 
     @Test

@@ -2,11 +2,9 @@ package io.jrnic.core;
 
 import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.MemoryRegion;
-import io.jrnic.api.QpState;
 import io.jrnic.api.ReceiveWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
-import io.jrnic.core.link.FpduLink;
 import org.junit.jupiter.api.Test;
 
 import java.util.Arrays;
@@ -26,12 +24,7 @@ class EngineRxSendTest extends EngineFixture {
     }
 
     private byte[] awaitTerminate() {
-        await(() -> !raw.received.isEmpty(), "the Terminate");
-        awaitState(a, QpState.ERROR);
-        await(() -> raw.closure != null, "the LLP close");
-        assertThat(raw.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
-        assertThat(raw.received).hasSize(1);
-        return raw.received.getFirst();
+        return awaitOnlyTerminate(a);
     }
 
     private static byte[] payload(int length, int value) {
