@@ -59,7 +59,15 @@ class DrivableEventLoopTest {
 
     private DrivableEventLoop open(long takeoverNanos, long spinNanos, IoHandlerFactory factory) {
         group = new DrivableEventLoopGroup(1, r -> new Thread(r, "drivable-test-io"), factory, takeoverNanos, spinNanos);
-        return (DrivableEventLoop) group.next();
+        DrivableEventLoop loop = (DrivableEventLoop) group.next();
+        // The I/O thread starts asynchronously and holds the loop once to initialise its handler: a
+        // drive racing that start-up fails. Nobody has driven yet, so its first turn follows at once.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (loop.ioThreadTurns() == 0) {
+            assertThat(System.nanoTime()).as("the I/O thread's first turn").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        return loop;
     }
 
     /** NIO's handler, counting the wake-ups of a thread blocked in its selector. */
