@@ -242,7 +242,9 @@ class DrivableEventLoopTest {
 
     @Test
     void theGroupKnowsItsLoopsIoThreadAndItsDrivingThreadAsLoopThreads() throws Exception {
-        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        // nobody drove yet, so the I/O thread runs the first task; after the take-over it stays out for
+        // 30 s (with a short takeover it could take the loop back before this thread's drive)
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
         CountDownLatch ran = new CountDownLatch(1);
         AtomicReference<Thread> ioThread = new AtomicReference<>();
         AtomicBoolean drivingThreadRunsLoop = new AtomicBoolean();
