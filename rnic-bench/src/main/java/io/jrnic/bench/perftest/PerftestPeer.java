@@ -17,6 +17,7 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.bench.transport.BusyWait;
 import io.jrnic.core.SoftRnic;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -97,8 +98,6 @@ final class PerftestPeer {
     private final long waitNanos;
     /** Empty polls since the last yield ({@link #spin}). */
     private int idlePolls;
-    /** Empty polls between two yields in event-loop mode, where an empty poll is a memory read. */
-    private static final int YIELD_EVERY = 64;
     private final ConnectionSettings settings;
 
     private SoftRnic rnic;
@@ -964,10 +963,10 @@ final class PerftestPeer {
      * moved by threads of this process (event-loop mode: the loops, which a pure spin starves of a core
      * for whole scheduler slices on a small machine; measured: 1.2 ms per ib_send_lat round trip on 2
      * cores), or by the poll itself (polling mode: a socket pass per empty poll, after which a yield
-     * costs no more than the pass). As the JMH harness's BusyWait.
+     * costs no more than the pass). The cadence is the JMH harness's ({@link BusyWait}).
      */
     private void spin(long deadline, String what) throws IOException {
-        if (++idlePolls >= (polling ? 1 : YIELD_EVERY)) {
+        if (++idlePolls >= (polling ? BusyWait.YIELD_EVERY_SYSCALL : BusyWait.YIELD_EVERY)) {
             idlePolls = 0;
             Thread.yield();
         } else {

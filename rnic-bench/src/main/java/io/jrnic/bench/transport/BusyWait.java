@@ -14,10 +14,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Thread safety: not thread safe; one per polling thread.
  */
-final class BusyWait {
+public final class BusyWait {
 
     /** Empty polls between two yields. */
-    static final int YIELD_EVERY = 64;
+    public static final int YIELD_EVERY = 64;
 
     /** How long a loop may find nothing before the transport is declared stuck. */
     static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
@@ -31,7 +31,7 @@ final class BusyWait {
      * it over only every 64 µs or so; a {@code sched_yield} costs no more than the poll itself, and
      * returns at once when nothing else wants the core.
      */
-    static final int YIELD_EVERY_SYSCALL = 1;
+    public static final int YIELD_EVERY_SYSCALL = 1;
 
     private final int yieldEvery;
     private int idle;

@@ -222,20 +222,20 @@ public final class RnicMessageStream implements MessageStream {
         if (stagedCount == 0) {
             return;
         }
+        int count = stagedCount;
+        stagedCount = 0;
+        if (count == 1) {
+            post(staged[0]);
+            return;
+        }
+        int posted;
         try {
-            if (stagedCount == 1) {
-                qp.postSend(staged[0]);
-            } else {
-                int posted = qp.postSend(staged, 0, stagedCount);
-                if (posted != stagedCount) {
-                    throw new IOException("post list of " + stagedCount + " took only " + posted + " on "
-                            + pair.active());
-                }
-            }
+            posted = qp.postSend(staged, 0, count);
         } catch (VerbsException e) {
             throw new IOException("post send refused on " + pair.active() + ": " + e.getMessage(), e);
-        } finally {
-            stagedCount = 0;
+        }
+        if (posted != count) {
+            throw new IOException("post list of " + count + " took only " + posted + " on " + pair.active());
         }
     }
 

@@ -119,6 +119,11 @@ class PerftestPeerTest {
     /** Runs our client against our server with {@code -I}; returns the client's inline posts. */
     private static long inlinePosts(PerftestTest test, String size, String inline) throws Exception {
         String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "30", "-s", size, "-I", inline, "--pause-ms", "0"};
+        return clientAgainstServer(test, common).inlinePosts();
+    }
+
+    /** Runs our client (in this thread, to inspect it after) against our server, both with {@code common}. */
+    private static PerftestPeer clientAgainstServer(PerftestTest test, String[] common) throws Exception {
         Server server = Server.start(test, common);
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PerftestPeer peer = new PerftestPeer(test, Perftest.parse(test, with(common, "127.0.0.1")),
@@ -126,7 +131,7 @@ class PerftestPeerTest {
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(peer.run()).as(err.toString(StandardCharsets.UTF_8)).isZero();
         server.served();
-        return peer.inlinePosts();
+        return peer;
     }
 
     @ParameterizedTest
@@ -136,13 +141,7 @@ class PerftestPeerTest {
         // gets five lists of 8 and one of 5 (Send may be held back by receive credits: more, shorter lists)
         String[] common = {"-R", "-p", Integer.toString(freePort()), "-n", "45", "-s", "64", "-q", "2", "-l", "8",
                 "--pause-ms", "0"};
-        Server server = Server.start(test, common);
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PerftestPeer peer = new PerftestPeer(test, Perftest.parse(test, with(common, "127.0.0.1")),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8));
-        assertThat(peer.run()).as(err.toString(StandardCharsets.UTF_8)).isZero();
-        server.served();
+        PerftestPeer peer = clientAgainstServer(test, common);
         if (test == PerftestTest.WRITE_BW) {
             assertThat(peer.postCalls()).isEqualTo(2 * 6);
         } else {
