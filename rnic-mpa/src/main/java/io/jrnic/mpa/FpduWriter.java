@@ -232,7 +232,9 @@ public final class FpduWriter {
         crcPos = targetOffset;
         runStart = targetOffset;
         sink = gatherSink;
-        crc.reset();
+        if (crcEnabled) {
+            crc.reset();
+        }
 
         // RFC 5044 §4.3: a marker due before ULPDU_Length belongs to this FPDU with FPDUPTR 0 and is
         // covered by its CRC (RFC 5044 §4.4 case 2).

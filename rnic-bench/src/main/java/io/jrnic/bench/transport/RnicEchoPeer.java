@@ -129,7 +129,9 @@ final class RnicEchoPeer implements Runnable {
         MemorySegment memory = inbox.memory();
         while (!stopped) {
             if ((long) RnicPingPong.POLLED_WORD.getVolatile(memory, tail) != echoed) {
-                if (reap() == 0) { // an empty poll drives the connection in polling mode
+                // An empty CQ poll drives the connection in polling mode and may just have placed
+                // the ping: look again before giving the core away.
+                if (reap() == 0 && (long) RnicPingPong.POLLED_WORD.getVolatile(memory, tail) != echoed) {
                     wait.pause();
                 }
                 continue;

@@ -202,7 +202,9 @@ public final class RnicPingPong implements PingPong {
     private void awaitWrite(long sequence) throws IOException {
         MemorySegment inbox = in.memory();
         while ((long) POLLED_WORD.getVolatile(inbox, tail) != sequence) {
-            if (poll(sequence) == 0) { // an empty poll drives the connection in polling mode
+            // An empty CQ poll drives the connection in polling mode, and may just have placed the
+            // echo: look again before giving the core away (a Write completes nothing here).
+            if (poll(sequence) == 0 && (long) POLLED_WORD.getVolatile(inbox, tail) != sequence) {
                 wait.idle("the echo's Write", pair.active());
             }
         }

@@ -20,7 +20,8 @@ import java.util.zip.CRC32C;
 /**
  * One outbound FPDU as a read-only, reusable netty message: the writer's own octets (length, header
  * copy, markers, pad, CRC) in a native area owned by this object, and the payload pieces as
- * {@link ByteBuffer} views of the caller's registered memory, in wire order. No payload is copied.
+ * {@link ByteBuffer} views of the caller's registered memory, in wire order. Only small payload
+ * pieces (at most {@value #SMALL_PAYLOAD_COPY_LIMIT} bytes) are copied, behind the own octets.
  *
  * <p>Netty's {@code ChannelOutboundBuffer} writes it through {@link #nioBuffers()} /
  * {@link #internalNioBuffer}, which return the views themselves: the JDK's gathering write advances
@@ -131,7 +132,7 @@ final class TxFpdu extends SegmentByteBuf {
     private int pieces;
     /** Reusable arrays of exactly n views, by n, for {@link #ranged} (netty's epoll writev takes every element). */
     private ByteBuffer[][] rangedArrays = new ByteBuffer[INITIAL_PIECES + 1][];
-    /** How many of the own area's first bytes are the writer's octets (heap copies follow them). */
+    /** How many bytes of the own area the FPDU uses: the writer's octets and the copied pieces, in wire order. */
     private int ownUsed;
     private int length;
     private long token = -1;
@@ -154,30 +155,26 @@ final class TxFpdu extends SegmentByteBuf {
      * the pieces in wire order, where a piece in {@code scratch} is a range of those octets. Clears
      * {@code segments[0, count)} so the caller's arrays keep no memory reachable.
      *
-     * <p>A heap piece of at most {@value #HEAP_COPY_LIMIT} bytes (inline data lives in the WQE's
-     * {@code byte[]}) is copied behind the own octets: NIO would copy it into a temporary direct
-     * buffer anyway, and through a checked view that costs the JDK's 40-byte releaser per write
-     * (docs/transport.md, "Allocation"). Larger heap pieces stay views.
+     * <p>The own area is laid out in wire order: the writer's octets and every payload piece that
+     * is copied (see {@link #copiedPiece}) go one after the other, and adjacent own pieces merge, so
+     * a small FPDU is a single buffer and costs the kernel one iovec instead of three (header,
+     * payload, pad and CRC). Larger payload pieces stay views of the registered memory, never copied.
      */
     TxFpdu fill(MemorySegment scratch, int used, MemorySegment[] segments, long[] offsets, int[] lengths,
                 int count) {
-        int heapBytes = 0;
+        int ownBytes = 0;
         for (int i = 0; i < count; i++) {
-            if (segments[i] != scratch && copiedPiece(segments[i], lengths[i])) {
-                heapBytes += lengths[i];
+            if (segments[i] == scratch || copiedPiece(segments[i], lengths[i])) {
+                ownBytes += lengths[i];
             }
         }
-        MemorySegment area = ownArea(used + heapBytes);
-        ownUsed = used;
-        MemorySegment.copy(scratch, 0, area, 0, used);
-        int next = used;
+        MemorySegment area = ownArea(ownBytes);
+        int next = 0;
         for (int i = 0; i < count; i++) {
             MemorySegment segment = segments[i];
             segments[i] = null;
             int len = lengths[i];
-            if (segment == scratch) {
-                addPiece(null, offsets[i], len);
-            } else if (copiedPiece(segment, len)) {
+            if (segment == scratch || copiedPiece(segment, len)) {
                 MemorySegment.copy(segment, offsets[i], area, next, len);
                 addPiece(null, next, len);
                 next += len;
@@ -185,6 +182,8 @@ final class TxFpdu extends SegmentByteBuf {
                 addPiece(segment, offsets[i], len);
             }
         }
+        // the CRC field is the FPDU's last 4 octets, a scratch piece: the own area's last 4 bytes
+        ownUsed = next;
         return this;
     }
 
@@ -220,11 +219,24 @@ final class TxFpdu extends SegmentByteBuf {
     static final int HEAP_COPY_LIMIT = 1024;
 
     /**
+     * Payload pieces up to this many bytes, of any memory, are copied into the own area (issue 11):
+     * the FPDU of a small message then leaves as one buffer, one iovec, instead of three, and the
+     * copy (the one TX copy the data-path rule allows) costs less than the kernel's and netty's work
+     * per extra iovec. Linux siw does the same for short payloads (siw_qp_tx.c copies them behind
+     * the header so that the FPDU goes out in one piece). A 64-byte Write stream gains about 10-15%
+     * (docs/benchmarks.md).
+     */
+    static final int SMALL_PAYLOAD_COPY_LIMIT = 128;
+
+    /**
      * Whether a payload piece is copied into the own area: small heap pieces (see {@link #fill}); on
      * a socket that hands the kernel bare addresses, every piece of memory that is not
      * {@linkplain NativeViews#stable stable} (see the class comment).
      */
     private boolean copiedPiece(MemorySegment segment, int length) {
+        if (length <= SMALL_PAYLOAD_COPY_LIMIT) {
+            return true;
+        }
         if (!pool.sessionChecked) {
             return !NativeViews.stable(segment);
         }
@@ -251,6 +263,15 @@ final class TxFpdu extends SegmentByteBuf {
         int i = pieces;
         if (i == views.length) {
             grow();
+        }
+        if (payload == null && i > 0 && viewIsOwn[i - 1]
+                && viewStart[i - 1] + pieceStart[i] - pieceStart[i - 1] == offset) {
+            // continues the previous own piece in the area: one buffer, one iovec
+            ByteBuffer last = views[i - 1];
+            last.limit(last.limit() + len);
+            length += len;
+            pieceStart[i] = length;
+            return;
         }
         ByteBuffer v = views[i];
         if (payload == null) {
