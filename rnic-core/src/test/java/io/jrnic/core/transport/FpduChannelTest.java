@@ -213,6 +213,31 @@ class FpduChannelTest {
         assertThat(receiver.fault).isNotDone();
     }
 
+    /**
+     * Native payload pieces up to TxFpdu.SMALL_PAYLOAD_COPY_LIMIT travel as a copy laid out in wire
+     * order with the FPDU's own octets (one buffer), larger ones as views: sizes on both sides of the
+     * limit, CRC on (it covers the copied bytes), with and without markers (which the writer places
+     * inside the copied range), over the socket.
+     */
+    @ParameterizedTest(name = "markers {0}")
+    @ValueSource(booleans = {false, true})
+    void smallNativePayloadsTravelInOneBufferWithTheHeaderByteForByte(boolean markers) throws Exception {
+        MpaSettings crc = settings(CrcPolicy.REQUIRED, markers);
+        Pair pair = TransportFixture.connect(transport, crc, crc);
+        int limit = TxFpdu.SMALL_PAYLOAD_COPY_LIMIT;
+        int[] sizes = {1, 8, 64, limit - 1, limit, limit + 1, 3, limit, 600, limit - 2, 64, 64, 64, 64, 64, 64, 64};
+        int total = (int) total(sizes);
+        Endpoint receiver = new Endpoint(total, fpduCount(sizes, pair.initiator().mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(pair.initiator());
+        MemorySegment data = pattern(total, 21);
+        sender.send(data, sizes);
+        await(receiver.done);
+        assertSameBytes(receiver.received, data, total);
+        assertThat(receiver.fault).isNotDone();
+    }
+
     @Test
     void pausesWhenNotWritableAndResumesOnWritable() throws Exception {
         transport.close();
