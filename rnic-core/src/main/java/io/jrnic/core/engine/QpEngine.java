@@ -47,9 +47,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (under a short inbox lock, no allocation) and schedule the engine; upcalls are made from the
  * event loop with no engine lock held, so the QP may call back into the engine synchronously.
  * Fairness among QPs sharing a loop: one run sends at most {@link #FPDU_BUDGET} FPDUs and then
- * reschedules itself behind the other tasks of the loop. Such a burst is flushed once, by the run
- * that ends it (or once {@link #DEFERRED_FLUSH_BYTES} wait), so a post list of small requests
- * leaves in one gathering write.
+ * reschedules itself behind the other tasks of the loop.
  *
  * <p>Thread safety: the {@link QpTransport} methods may be called from any thread; everything else
  * is confined to the link's executor.
@@ -57,12 +55,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class QpEngine implements QpTransport {
     /** FPDUs sent per run before the engine yields the event loop to other QPs. */
     public static final int FPDU_BUDGET = 16;
-    /**
-     * Bytes a burst of runs may leave in the link unflushed (issue 11's batching): small FPDUs
-     * gather into one write of up to about this much; large ones are flushed run by run, so the
-     * socket never waits while the engine frames (and checksums) more than this.
-     */
-    static final int DEFERRED_FLUSH_BYTES = 64 * 1024;
     private static final Logger LOG = LoggerFactory.getLogger(QpEngine.class);
     /** ConnectionSettings' default closeTimeout, for an engine built without one. */
     private static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(10);
@@ -134,13 +126,6 @@ public final class QpEngine implements QpTransport {
      * read by posting threads in polling mode ({@link #progress()}).
      */
     private volatile boolean sendBlocked;
-    /**
-     * FPDUs handed to the link and not flushed yet: a run that spent its whole budget and is
-     * rescheduled leaves them for the run that ends the burst (engine thread only).
-     */
-    private boolean unflushed;
-    /** {@link QpTxEngine#bytesHanded} at the last flush (engine thread only). */
-    private long flushedBytes;
     private volatile boolean established = true;
 
     /** The link's event-loop thread, known once the engine started on it (the latency path). */
@@ -511,14 +496,8 @@ public final class QpEngine implements QpTransport {
             if (dead) {
                 return; // V-TERM-4: the stream was reset; nothing more goes out
             }
-            unflushed |= sent > 0;
-            // Batching (issue 11): a run that spent its whole budget and has more to send is
-            // rescheduled behind the loop's other tasks; its FPDUs wait in the channel for the run
-            // that ends the burst, so a post list leaves in one gathering write, not one per budget.
-            boolean burstGoesOn = sent == FPDU_BUDGET && tx.hasWork() && !tx.blocked
-                    && tx.bytesHanded - flushedBytes < DEFERRED_FLUSH_BYTES;
-            if (unflushed && !burstGoesOn) {
-                flush();
+            if (sent > 0) {
+                link.flush();
             }
             if (resetRequested) {
                 resetLink(); // Modify to Error during the run: what was handed to the LLP went, then the reset
@@ -543,18 +522,9 @@ public final class QpEngine implements QpTransport {
             if (linkClosed) {
                 upcalls.closeCompleted();
             } else {
-                if (unflushed) {
-                    flush(); // what was sent goes before the close
-                }
                 link.close();
             }
         }
-    }
-
-    private void flush() {
-        unflushed = false;
-        flushedBytes = tx.bytesHanded;
-        link.flush();
     }
 
     /**

@@ -91,8 +91,6 @@ public final class QpTxEngine {
     private int nextAtomicId = 1;
     /** Whether the link asked us to wait for writability. */
     boolean blocked;
-    /** Header and payload bytes handed to the link so far (the engine's flush batching reads it). */
-    long bytesHanded;
     /** An error stopped outbound processing for good (V-TERM-4/8/9): nothing more is sent but a Terminate. */
     private boolean halted;
     private boolean preferResponse;
@@ -515,7 +513,6 @@ public final class QpTxEngine {
     /** Hands one FPDU to the link, counted first (docs/observability.md: completions follow the count). */
     private boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                          long payloadOffset, int payloadLength) {
-        bytesHanded += headerLength + payloadLength;
         engine.counters.sent(header, headerOffset, headerLength, payloadLength, engine.features);
         return engine.link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength);
     }
@@ -523,7 +520,6 @@ public final class QpTxEngine {
     /** {@link #send(MemorySegment, long, int, MemorySegment, long, int)} with a completion token. */
     private boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                          long payloadOffset, int payloadLength, long token) {
-        bytesHanded += headerLength + payloadLength;
         engine.counters.sent(header, headerOffset, headerLength, payloadLength, engine.features);
         return engine.link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
     }

@@ -63,8 +63,9 @@ public interface FpduLink {
 
         /**
          * The LLP has taken every byte of the FPDU sent with this token, and of all FPDUs before it
-         * (RFC 5040 §5: a Send or Write completes when its last byte is handed to the LLP). Does
-         * nothing by default.
+         * (RFC 5040 §5: a Send or Write completes when its last byte is handed to the LLP). Reports
+         * are cumulative: a link that hands several FPDUs to TCP as one piece reports only the last
+         * token among them. Does nothing by default.
          *
          * @param token the token passed to {@link #send(MemorySegment, long, int, MemorySegment, long, int, long)}
          */

@@ -120,6 +120,10 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     private FpduWriter gatherWriter;
     private final java.util.zip.CRC32C txCrc = new java.util.zip.CRC32C();
     private final TxFpdu.Pool txPool;
+    /** FPDUs framed since the last flush, packed into one message not yet handed to netty, or null. */
+    private TxFpdu open;
+    /** A message reaching this many bytes goes to netty before the flush (large FPDUs: at once). */
+    private static final int OPEN_MESSAGE_LIMIT = 16 * 1024;
     /**
      * Whether the socket reads through the JDK, which holds a segment's session during the read
      * (NIO); epoll reads into bare addresses, so only {@link NativeViews#stable} targets are read
@@ -381,6 +385,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             txOpen = true;
             if (flushDeferred) {
                 flushDeferred = false;
+                writeOpen();
                 ctx.flush();
             }
         }
@@ -430,21 +435,51 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         // payload pieces are reusable views of the registered memory, in wire order. One message per
         // FPDU, so netty never splits an FPDU between two gathering writes. Nothing is allocated once
         // the pool has warmed up; the token is reported when the message comes back fully written.
-        TxFpdu fpdu = txPool.take().fill(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount);
-        if (writer.crcEnabled()) {
-            fpdu.writeCrc(txCrc);
+        // Small FPDUs framed back to back share one message (until the next flush): one netty
+        // outbound entry and one buffer for many FPDUs. More entries per flush than netty's per-thread
+        // recycling batch would make its pool allocate.
+        TxFpdu fpdu = open;
+        if (fpdu != null && !fpdu.fits(fpdu.ownBytes(scratch, pieceSegments, pieceLengths, pieceCount))) {
+            writeOpen();
+            fpdu = null;
         }
-        ctx.write(fpdu.finish(token), ctx.voidPromise());
+        if (fpdu == null) {
+            fpdu = txPool.take();
+        }
+        fpdu.append(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount,
+                writer.crcEnabled() ? txCrc : null, token);
+        open = fpdu;
         fpdusSent++;
+        if (fpdu.length() >= OPEN_MESSAGE_LIMIT) {
+            writeOpen();   // a large FPDU (a payload view): to netty at once, as before packing
+        }
         return ch.isWritable();
+    }
+
+    /** Hands the message being packed to netty (written at the next flush). */
+    private void writeOpen() {
+        TxFpdu fpdu = open;
+        if (fpdu != null) {
+            open = null;
+            ctx.write(fpdu.finish(), ctx.voidPromise());
+        }
+    }
+
+    /** Drops the message being packed: the stream is reset, nothing more goes out. */
+    private void discardOpen() {
+        TxFpdu fpdu = open;
+        if (fpdu != null) {
+            open = null;
+            fpdu.discard();
+        }
     }
 
     /**
      * A fully written FPDU came back from netty (RFC 5040 §5: handed to the LLP): counted for the
      * engine's progress timeout, and its token, if it has one, reported.
      */
-    private void fpduSent(long token) {
-        fpdusWritten++;
+    private void fpduSent(long token, int fpdus) {
+        fpdusWritten += fpdus;
         if (token >= 0 && listener != null) {
             try {
                 listener.onSent(token);
@@ -473,6 +508,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     }
 
     void flush() {
+        writeOpen();
         if (!txOpen) {
             flushDeferred = true;      // client/server Responder before the Initiator's first FPDU
             return;
@@ -517,6 +553,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         }
         cancelTimer();
         timer = ch.eventLoop().schedule(this::onCloseTimeout, config.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        writeOpen();
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess() || remoteFin || rx == null || !(ch instanceof SocketChannel socket)) {
                 ch.close();
@@ -546,6 +583,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
 
     /** RST: SO_LINGER 0, then close; pending writes are dropped. */
     private void reset() {
+        discardOpen();
         if (ch.isOpen()) {
             ch.config().setOption(ChannelOption.SO_LINGER, 0);
             ch.close();
@@ -605,6 +643,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
             // a client/server Responder that never saw an FPDU has nothing it may send.
             if (txOpen) {
+                writeOpen();
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             } else {
                 ch.close();
@@ -638,6 +677,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
 
     @Override
     public void channelInactive(ChannelHandlerContext context) {
+        discardOpen(); // never handed to netty: the stream is gone
         deframer.endDirect();
         cancelTimer();
         if (pending != null) {

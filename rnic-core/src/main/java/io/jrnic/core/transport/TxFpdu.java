@@ -44,9 +44,9 @@ import java.util.zip.CRC32C;
  */
 final class TxFpdu extends SegmentByteBuf {
 
-    /** Called for every FPDU that TCP has taken whole, with its token (negative: none). */
+    /** Called for every message that TCP has taken whole: its last token (negative: none) and its FPDUs. */
     interface SentCallback {
-        void sent(long token);
+        void sent(long token, int fpdus);
     }
 
     /** A free list of {@link TxFpdu}s of one connection (event loop only). */
@@ -135,6 +135,7 @@ final class TxFpdu extends SegmentByteBuf {
     /** How many bytes of the own area the FPDU uses: the writer's octets and the copied pieces, in wire order. */
     private int ownUsed;
     private int length;
+    private int fpdus;
     private long token = -1;
 
     private TxFpdu(Pool pool) {
@@ -146,30 +147,68 @@ final class TxFpdu extends SegmentByteBuf {
         resetRefCnt();
         pieces = 0;
         length = 0;
+        ownUsed = 0;
+        fpdus = 0;
         token = -1;
         setIndex(0, 0);
     }
 
+    /** Puts a message that was never handed to netty back in the pool, reporting nothing (a reset). */
+    void discard() {
+        token = -1;
+        pool.giveBack(this);
+    }
+
+    /** FPDUs in this message. */
+    int fpdus() {
+        return fpdus;
+    }
+
+    /** Bytes of this message (its FPDUs back to back). */
+    int length() {
+        return length;
+    }
+
     /**
-     * Fills this FPDU from the gathering writer's output: its own octets {@code scratch[0, used)} and
-     * the pieces in wire order, where a piece in {@code scratch} is a range of those octets. Clears
-     * {@code segments[0, count)} so the caller's arrays keep no memory reachable.
-     *
-     * <p>The own area is laid out in wire order: the writer's octets and every payload piece that
-     * is copied (see {@link #copiedPiece}) go one after the other, and adjacent own pieces merge, so
-     * a small FPDU is a single buffer and costs the kernel one iovec instead of three (header,
-     * payload, pad and CRC). Larger payload pieces stay views of the registered memory, never copied.
+     * Whether one more FPDU whose writer's octets and copied pieces take {@code ownBytes} fits behind
+     * the ones already here: a message packs small FPDUs up to {@link #OWN_LIMIT} own bytes.
      */
-    TxFpdu fill(MemorySegment scratch, int used, MemorySegment[] segments, long[] offsets, int[] lengths,
-                int count) {
+    boolean fits(int ownBytes) {
+        return fpdus == 0 || ownUsed + ownBytes <= OWN_LIMIT;
+    }
+
+    /** Own bytes (see {@link #fits}) an FPDU of these pieces takes here. */
+    int ownBytes(MemorySegment scratch, MemorySegment[] segments, int[] lengths, int count) {
         int ownBytes = 0;
         for (int i = 0; i < count; i++) {
             if (segments[i] == scratch || copiedPiece(segments[i], lengths[i])) {
                 ownBytes += lengths[i];
             }
         }
-        MemorySegment area = ownArea(ownBytes);
-        int next = 0;
+        return ownBytes;
+    }
+
+    /**
+     * Appends one FPDU from the gathering writer's output: its own octets {@code scratch[0, used)}
+     * and the pieces in wire order, where a piece in {@code scratch} is a range of those octets.
+     * Clears {@code segments[0, count)} so the caller's arrays keep no memory reachable. The caller
+     * checked {@link #fits}.
+     *
+     * <p>The own area is laid out in wire order: the writer's octets and every payload piece that
+     * is copied (see {@link #copiedPiece}) go one after the other, and adjacent own pieces merge, so
+     * small FPDUs back to back are a single buffer: one iovec for the kernel, one netty message, one
+     * outbound entry, instead of three buffers and a message per FPDU. Larger payload pieces stay
+     * views of the registered memory, never copied. With {@code crc} non-null the FPDU's CRC is
+     * computed and stored (RFC 5044 §4.4).
+     *
+     * @param token the FPDU's completion token, negative for none; the message reports the last one
+     */
+    TxFpdu append(MemorySegment scratch, int used, MemorySegment[] segments, long[] offsets, int[] lengths,
+                  int count, CRC32C crc, long token) {
+        int ownBytes = ownBytes(scratch, segments, lengths, count);
+        MemorySegment area = ownArea(ownUsed + ownBytes);
+        int fpduStart = length;
+        int next = ownUsed;
         for (int i = 0; i < count; i++) {
             MemorySegment segment = segments[i];
             segments[i] = null;
@@ -184,35 +223,42 @@ final class TxFpdu extends SegmentByteBuf {
         }
         // the CRC field is the FPDU's last 4 octets, a scratch piece: the own area's last 4 bytes
         ownUsed = next;
+        fpdus++;
+        if (token >= 0) {
+            this.token = token;
+        }
+        if (crc != null) {
+            writeCrc(crc, fpduStart);
+        }
         return this;
     }
 
     /**
-     * RFC 5044 §4.4: computes the CRC32c over every octet of the FPDU before its CRC field -- the
-     * last {@value Fpdu#CRC_LENGTH} of the own octets passed to {@link #fill} -- in wire order, and
-     * stores it there. Runs over this FPDU's own cached views (no per-segment view is made, so it
-     * allocates nothing however the payload segments alternate) and leaves them as they were.
-     *
-     * @param crc a reusable checksum (reset here)
+     * RFC 5044 §4.4: computes the CRC32c over every octet of the last FPDU, from {@code fpduStart}
+     * (its first byte in this message) to its CRC field -- the last {@value Fpdu#CRC_LENGTH} octets
+     * of the own area -- in wire order, and stores it there. Runs over this message's own cached
+     * views (no per-segment view is made, so it allocates nothing however the payload segments
+     * alternate) and leaves them as they were.
      */
-    void writeCrc(CRC32C crc) {
+    private void writeCrc(CRC32C crc, int fpduStart) {
         crc.reset();
-        int crcAt = ownUsed - Fpdu.CRC_LENGTH;
+        int crcStart = length - Fpdu.CRC_LENGTH;      // in message coordinates
         for (int i = 0; i < pieces; i++) {
+            int pieceFrom = Math.max(pieceStart[i], fpduStart);
+            int pieceTo = Math.min(pieceStart[i + 1], crcStart);
+            if (pieceTo <= pieceFrom) {
+                continue;
+            }
             ByteBuffer v = views[i];
-            int from = viewStart[i];
-            int end = from + pieceStart[i + 1] - pieceStart[i];
-            int to = end;
-            if (viewIsOwn[i] && from < ownUsed && to > crcAt) {
-                to = crcAt;        // the range ending with the CRC field itself
-            }
-            if (to > from) {
-                v.limit(to).position(from);
-                crc.update(v);
-                v.limit(end).position(from);
-            }
+            int from = viewStart[i] + pieceFrom - pieceStart[i];
+            int to = viewStart[i] + pieceTo - pieceStart[i];
+            int limit = v.limit();
+            int position = v.position();
+            v.limit(to).position(from);
+            crc.update(v);
+            v.limit(limit).position(position);
         }
-        own.set(CRC_FIELD, crcAt, Crc32c.toWire((int) crc.getValue()));
+        own.set(CRC_FIELD, ownUsed - Fpdu.CRC_LENGTH, Crc32c.toWire((int) crc.getValue()));
     }
 
     /** Heap pieces up to this many bytes are copied into the own area (see {@link #fill}). */
@@ -227,6 +273,12 @@ final class TxFpdu extends SegmentByteBuf {
      * (docs/benchmarks.md).
      */
     static final int SMALL_PAYLOAD_COPY_LIMIT = 128;
+
+    /**
+     * Own bytes (writer's octets and copied pieces) one message packs FPDUs up to: about 40 FPDUs
+     * of 64-byte messages; a large FPDU's payload is a view and takes none of it.
+     */
+    static final int OWN_LIMIT = 4096;
 
     /**
      * Whether a payload piece is copied into the own area: small heap pieces (see {@link #fill}); on
@@ -246,12 +298,22 @@ final class TxFpdu extends SegmentByteBuf {
     /** The native area for the writer's own octets, at least {@code size} bytes (may be replaced). */
     private MemorySegment ownArea(int size) {
         if (own.byteSize() < size) {
-            ownView = ByteBuffer.allocateDirect((int) Math.max(size, 2 * own.byteSize()));
-            own = MemorySegment.ofBuffer(ownView);
+            // warm-up only: the area grows to the largest message this object carries, then stays
+            ByteBuffer grown = ByteBuffer.allocateDirect((int) Math.max(size, 2 * own.byteSize()));
+            MemorySegment grownArea = MemorySegment.ofBuffer(grown);
+            MemorySegment.copy(own, 0, grownArea, 0, ownUsed);
+            ownView = grown;
+            own = grownArea;
             for (int i = 0; i < viewIsOwn.length; i++) {
                 if (viewIsOwn[i]) {
-                    views[i] = null;       // duplicates of the old area
-                    viewIsOwn[i] = false;
+                    if (i < pieces) {    // a piece of this message: the same range of the new area
+                        ByteBuffer v = ownView.duplicate();
+                        v.limit(viewStart[i] + pieceStart[i + 1] - pieceStart[i]).position(viewStart[i]);
+                        views[i] = v;
+                    } else {
+                        views[i] = null; // duplicates of the old area
+                        viewIsOwn[i] = false;
+                    }
                 }
             }
         }
@@ -313,9 +375,8 @@ final class TxFpdu extends SegmentByteBuf {
         viewIsOwn = java.util.Arrays.copyOf(viewIsOwn, n);
     }
 
-    /** Completes the message: readable bytes = the whole FPDU; {@code token} &lt; 0 means none. */
-    TxFpdu finish(long token) {
-        this.token = token;
+    /** Completes the message before it is handed to netty: readable bytes = its FPDUs. */
+    TxFpdu finish() {
         setIndex(0, length);
         if (exact == null || exact.length <= pieces) {
             exact = new ByteBuffer[views.length + 1];
@@ -344,10 +405,11 @@ final class TxFpdu extends SegmentByteBuf {
         long t = token;
         boolean sent = written(); // with or without a token: the progress timeout counts it
         // Forget payload memory references held for the writer (the views stay cached per slot).
+        int n = fpdus;
         token = -1;
         pool.giveBack(this);
         if (sent) {
-            pool.callback.sent(t);
+            pool.callback.sent(t, n);
         }
     }
 

@@ -14,56 +14,27 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 11's batching on the transmit side: work requests that reach the engine back to back (a
- * post list, or posts made while the engine's loop was busy) leave in one gathering write: the engine
- * frames {@link QpEngine#FPDU_BUDGET} FPDUs per run (fairness among the loop's QPs) and flushes once,
- * in the run that ends the burst, not once per run nor one system call per work request; FPDUs
- * large enough to fill {@link QpEngine#DEFERRED_FLUSH_BYTES} are flushed run by run. The
+ * post list, or posts made while the engine's loop was busy) leave in gathering writes of up to
+ * {@link QpEngine#FPDU_BUDGET} FPDUs, one flush per run, not one system call per work request. The
  * engine runs over a {@link MemoryLinkPair} on the test's thread, so nothing runs until the test
  * drains the loop: every WQE is queued before the first run.
  */
 class TransmitBatchingTest {
     private static final int RIGHTS = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_WRITE;
 
-    /** Source and target places the Writes cycle through (the fixture's regions are small). */
-    private static final int SLOTS = 8;
-
     private final FakeRnic memA = new FakeRnic();
     private final FakeRnic memB = new FakeRnic();
-    private MemoryLinkPair link;
+    private final MemoryLinkPair link = MemoryLinkPair.onCallerThread(MemoryLinkPair.Options.defaults());
 
     @AfterEach
     void tearDown() {
-        if (link != null) {
-            link.close();
-        }
+        link.close();
         memA.close();
         memB.close();
     }
 
     @Test
-    void smallWorkRequestsQueuedBackToBackLeaveInOneFlush() throws InterruptedException {
-        int count = 2 * QpEngine.FPDU_BUDGET + 8; // 40 Writes of 64 bytes, one FPDU each
-        // three runs (16 + 16 + 8 FPDUs), one gathering write: the burst's last run flushes it
-        assertThat(flushesToSend(MemoryLinkPair.Options.defaults(), count, 64)).isEqualTo(1);
-    }
-
-    @Test
-    void largeFpdusAreFlushedRunByRunOnceADeferredFlushWouldHoldTooMuch() throws InterruptedException {
-        int mulpdu = 8192;
-        int payload = 5000; // one FPDU each; a run of 16 hands the link 80 KB > DEFERRED_FLUSH_BYTES
-        assertThat(QpEngine.FPDU_BUDGET * payload).isGreaterThan(QpEngine.DEFERRED_FLUSH_BYTES);
-        int count = 2 * QpEngine.FPDU_BUDGET + 8;
-        // 16 + 16 + 8: every run flushes, so the socket is never left idle behind a long framing
-        assertThat(flushesToSend(MemoryLinkPair.Options.defaults().withMulpdu(mulpdu), count, payload))
-                .isEqualTo(3);
-    }
-
-    /**
-     * Queues {@code count} RDMA Writes of {@code size} bytes (each within one FPDU) on an engine
-     * whose loop runs only when the test settles the link, and returns the flushes that carried them.
-     */
-    private long flushesToSend(MemoryLinkPair.Options options, int count, int size) throws InterruptedException {
-        link = MemoryLinkPair.onCallerThread(options);
+    void workRequestsQueuedBackToBackLeaveInOneFlushPerBudgetOfFpdus() throws InterruptedException {
         RecordingUpcalls upcallsA = new RecordingUpcalls(memA.pd());
         QpEngine a = new QpEngine(link.a);
         upcallsA.engine = a;
@@ -73,20 +44,20 @@ class TransmitBatchingTest {
         upcallsB.engine = b;
         b.start(new FakeQpContext(2, memB.pd(), memB.table), upcallsB, null);
         link.settle();
-        int pages = (int) ((long) SLOTS * size / 4096 + 1); // the Writes reuse SLOTS places
-        MemoryRegion src = memA.pd().registerMemory(memA.memory(pages), RIGHTS);
-        MemoryRegion dst = memB.pd().registerMemory(memB.memory(pages), RIGHTS);
+        MemoryRegion src = memA.pd().registerMemory(memA.memory(1), RIGHTS);
+        MemoryRegion dst = memB.pd().registerMemory(memB.memory(1), RIGHTS);
         long flushesBefore = link.a.flushesWithData;
         long fpdusBefore = link.a.fpdusSent;
 
+        int count = 2 * QpEngine.FPDU_BUDGET + 8; // 40 small Writes, one FPDU each
         // posted by an application thread (the test's thread runs the loop here, and a WQE posted on
         // the loop itself is sent at once: the latency path)
         Thread poster = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < count; i++) {
                 SendWqe w = new SendWqe(4, 64);
                 w.copyFrom(new SendWorkRequest().wrId(i).opcode(Opcode.RDMA_WRITE)
-                        .sge(src.stag(), src.query().baseTo() + (long) size * (i % SLOTS), size)
-                        .remote(dst.stag(), dst.query().baseTo() + (long) size * (i % SLOTS)), true);
+                        .sge(src.stag(), src.query().baseTo() + 64L * i, 64)
+                        .remote(dst.stag(), dst.query().baseTo() + 64L * i), true);
                 w.inFlight = true; // as the QP's processSq hands it over
                 a.transmit(w);
             }
@@ -95,7 +66,8 @@ class TransmitBatchingTest {
         link.settle();
 
         assertThat(link.a.fpdusSent - fpdusBefore).isEqualTo(count);
+        // 16 + 16 + 8: one gathering write per run of the engine, not one per work request
+        assertThat(link.a.flushesWithData - flushesBefore).isEqualTo(3);
         assertThat(upcallsA.names()).hasSize(count).containsOnly("sendCompleted");
-        return link.a.flushesWithData - flushesBefore;
     }
 }

@@ -20,7 +20,7 @@ class TxFpduLayoutTest {
     private static final int TRAILER = 4;
 
     private final Arena arena = Arena.ofAuto();
-    private final TxFpdu.Pool pool = new TxFpdu.Pool(token -> { });
+    private final TxFpdu.Pool pool = new TxFpdu.Pool((token, fpdus) -> { });
 
     @Test
     void aSmallPayloadMakesTheFpduOneBufferInWireOrder() {
@@ -52,7 +52,7 @@ class TxFpduLayoutTest {
         MemorySegment[] segments = {scratch, payload, scratch};
         long[] offsets = {0, 0, HEADER};
         int[] lengths = {HEADER, payloadSize, TRAILER};
-        return pool.take().fill(scratch, HEADER + TRAILER, segments, offsets, lengths, 3).finish(-1);
+        return pool.take().append(scratch, HEADER + TRAILER, segments, offsets, lengths, 3, null, -1).finish();
     }
 
     private static byte[] expected(int payloadSize) {
