@@ -110,6 +110,12 @@ public final class Main {
         if (System.getProperty("io.netty.tryReflectionSetAccessible") == null) {
             System.setProperty("io.netty.tryReflectionSetAccessible", "true");
         }
+        // Polling mode writes from the application's threads: netty recycles their outbound entries
+        // through an allocating queue unless plain threads get its recycling batch too
+        // (docs/transport.md, "Allocation").
+        if (System.getProperty("io.netty.recycler.batchFastThreadLocalOnly") == null) {
+            System.setProperty("io.netty.recycler.batchFastThreadLocalOnly", "false");
+        }
         int code = run(args, System.out, System.err);
         if (code != EXIT_OK) {
             System.exit(code);

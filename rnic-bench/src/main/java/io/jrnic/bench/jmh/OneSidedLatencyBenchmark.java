@@ -42,7 +42,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 // The JVM options for an allocation-free data path (docs/transport.md; see ThroughputBenchmark).
 @Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true"})
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true",
+        "-Dio.netty.recycler.batchFastThreadLocalOnly=false"})
 @State(Scope.Thread)
 public class OneSidedLatencyBenchmark {
 

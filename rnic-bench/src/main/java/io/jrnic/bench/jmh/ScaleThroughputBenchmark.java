@@ -56,7 +56,8 @@ import java.util.concurrent.TimeUnit;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 @Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true"})
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true",
+        "-Dio.netty.recycler.batchFastThreadLocalOnly=false"})
 @State(Scope.Thread)
 public class ScaleThroughputBenchmark {
     /** Writes outstanding per queue pair at most. */

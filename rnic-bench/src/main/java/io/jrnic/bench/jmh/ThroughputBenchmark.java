@@ -45,7 +45,8 @@ import org.openjdk.jmh.annotations.Warmup;
 // java.nio lets the transport write RNIC memory through plain direct buffers (else the JDK's
 // gathering write allocates 40 B per payload piece).
 @Fork(value = 1, jvmArgsAppend = {"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true"})
+        "--add-opens=java.base/java.nio=ALL-UNNAMED", "-Dio.netty.tryReflectionSetAccessible=true",
+        "-Dio.netty.recycler.batchFastThreadLocalOnly=false"})
 @State(Scope.Thread)
 public class ThroughputBenchmark {
 
