@@ -430,14 +430,14 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         int used = gatherWriter.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
                 scratch, 0, sink);
         writer.position(gatherWriter.position());
-        // One reusable message per FPDU (docs/transport.md, TX): the writer's own octets (length, header
-        // copy, markers, pad, CRC; a few dozen bytes) are copied into the message's own native area, the
-        // payload pieces are reusable views of the registered memory, in wire order. One message per
-        // FPDU, so netty never splits an FPDU between two gathering writes. Nothing is allocated once
-        // the pool has warmed up; the token is reported when the message comes back fully written.
-        // Small FPDUs framed back to back share one message (until the next flush): one netty
-        // outbound entry and one buffer for many FPDUs. More entries per flush than netty's per-thread
-        // recycling batch would make its pool allocate.
+        // Reusable messages of whole FPDUs (docs/transport.md, TX): the writer's own octets (length,
+        // header copy, markers, pad, CRC; a few dozen bytes) are copied into the message's own native
+        // area, the payload pieces are reusable views of the registered memory, in wire order. netty
+        // cuts gathering writes only between messages, so never inside an FPDU. Nothing is allocated
+        // once the pool has warmed up; the last token is reported when the message comes back fully
+        // written. Small FPDUs framed back to back share one message (until the next flush): one
+        // netty outbound entry and one buffer for many FPDUs. More entries per flush than netty's
+        // per-thread recycling batch would make its pool allocate.
         TxFpdu fpdu = open;
         if (fpdu != null && !fpdu.fits(fpdu.ownBytes(scratch, pieceSegments, pieceLengths, pieceCount))) {
             writeOpen();

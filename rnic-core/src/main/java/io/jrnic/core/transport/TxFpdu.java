@@ -18,7 +18,8 @@ import java.nio.channels.ScatteringByteChannel;
 import java.util.zip.CRC32C;
 
 /**
- * One outbound FPDU as a read-only, reusable netty message: the writer's own octets (length, header
+ * Outbound FPDUs, one or several back to back, as a read-only, reusable netty message: the writer's
+ * own octets (length, header
  * copy, markers, pad, CRC) in a native area owned by this object, and the payload pieces as
  * {@link ByteBuffer} views of the caller's registered memory, in wire order. Only small payload
  * pieces (at most {@value #SMALL_PAYLOAD_COPY_LIMIT} bytes) are copied, behind the own octets.
