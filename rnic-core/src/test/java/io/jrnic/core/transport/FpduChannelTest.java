@@ -197,20 +197,9 @@ class FpduChannelTest {
     @ParameterizedTest(name = "markers {0}")
     @ValueSource(booleans = {false, true})
     void smallHeapPayloadsAreCopiedBehindTheHeaderByteForByte(boolean markers) throws Exception {
-        MpaSettings crc = settings(CrcPolicy.REQUIRED, markers);
-        Pair pair = TransportFixture.connect(transport, crc, crc);
         int limit = TxFpdu.HEAP_COPY_LIMIT;
         int[] sizes = {0, 1, 7, 8, 64, limit - 1, limit, limit + 1, 1400, 5000, 3};
-        int total = (int) total(sizes);
-        Endpoint receiver = new Endpoint(total, fpduCount(sizes, pair.initiator().mulpdu()));
-        Endpoint sender = new Endpoint(0, 0);
-        receiver.start(pair.responder());
-        sender.start(pair.initiator());
-        MemorySegment data = TransportFixture.heapPattern(total, 9);
-        sender.send(data, sizes);
-        await(receiver.done);
-        assertSameBytes(receiver.received, data, total);
-        assertThat(receiver.fault).isNotDone();
+        sendsByteForByteWithCrc(markers, sizes, TransportFixture.heapPattern((int) total(sizes), 9));
     }
 
     /**
@@ -222,16 +211,20 @@ class FpduChannelTest {
     @ParameterizedTest(name = "markers {0}")
     @ValueSource(booleans = {false, true})
     void smallNativePayloadsTravelInOneBufferWithTheHeaderByteForByte(boolean markers) throws Exception {
-        MpaSettings crc = settings(CrcPolicy.REQUIRED, markers);
-        Pair pair = TransportFixture.connect(transport, crc, crc);
         int limit = TxFpdu.SMALL_PAYLOAD_COPY_LIMIT;
         int[] sizes = {1, 8, 64, limit - 1, limit, limit + 1, 3, limit, 600, limit - 2, 64, 64, 64, 64, 64, 64, 64};
+        sendsByteForByteWithCrc(markers, sizes, pattern(total(sizes), 21));
+    }
+
+    /** Sends {@code data} cut into messages of {@code sizes} with CRC on and checks every byte and no fault. */
+    private void sendsByteForByteWithCrc(boolean markers, int[] sizes, MemorySegment data) throws Exception {
+        MpaSettings crc = settings(CrcPolicy.REQUIRED, markers);
+        Pair pair = TransportFixture.connect(transport, crc, crc);
         int total = (int) total(sizes);
         Endpoint receiver = new Endpoint(total, fpduCount(sizes, pair.initiator().mulpdu()));
         Endpoint sender = new Endpoint(0, 0);
         receiver.start(pair.responder());
         sender.start(pair.initiator());
-        MemorySegment data = pattern(total, 21);
         sender.send(data, sizes);
         await(receiver.done);
         assertSameBytes(receiver.received, data, total);

@@ -239,17 +239,7 @@ class TxAllocationTest {
         onLoop(pair.responder(), () -> pair.responder().start(sink, sink));
         FpduChannel ch = pair.initiator();
         java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Tokens handler = new Tokens();
-        onLoop(ch, () -> ch.start(handler, new FpduLink.Listener() {
-            @Override
-            public void onSent(long token) {
-                reported.add(token);
-            }
-
-            @Override
-            public void onClosed(FpduLink.Closure closure) {
-            }
-        }));
+        startRecording(ch, reported, new java.util.concurrent.CompletableFuture<>());
         int payloadLength = 64;
         MemorySegment payload = Arena.ofAuto().allocate(payloadLength);
         MemorySegment header = Arena.ofAuto().allocate(TaggedHeaderFlyweight.HEADER_LENGTH);
@@ -283,18 +273,7 @@ class TxAllocationTest {
         FpduChannel ch = pair.initiator();
         java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.concurrent.CompletableFuture<FpduLink.Closure> closed = new java.util.concurrent.CompletableFuture<>();
-        Tokens handler = new Tokens();
-        onLoop(ch, () -> ch.start(handler, new FpduLink.Listener() {
-            @Override
-            public void onSent(long token) {
-                reported.add(token);
-            }
-
-            @Override
-            public void onClosed(FpduLink.Closure closure) {
-                closed.complete(closure);
-            }
-        }));
+        startRecording(ch, reported, closed);
         int payloadLength = ch.mulpdu() - TaggedHeaderFlyweight.HEADER_LENGTH;
         MemorySegment payload = Arena.ofAuto().allocate(payloadLength);
         MemorySegment header = Arena.ofAuto().allocate(TaggedHeaderFlyweight.HEADER_LENGTH);
@@ -323,5 +302,22 @@ class TxAllocationTest {
             assertThat(reported.get(i)).isGreaterThan(reported.get(i - 1));
         }
         assertThat(reported.get(k - 1)).isLessThan(count - 1L);
+    }
+
+    /** Starts the sender with a listener that records every onSent token and the closure. */
+    private static void startRecording(FpduChannel ch, java.util.List<Long> reported,
+                                       java.util.concurrent.CompletableFuture<FpduLink.Closure> closed) {
+        Tokens handler = new Tokens();
+        onLoop(ch, () -> ch.start(handler, new FpduLink.Listener() {
+            @Override
+            public void onSent(long token) {
+                reported.add(token);
+            }
+
+            @Override
+            public void onClosed(FpduLink.Closure closure) {
+                closed.complete(closure);
+            }
+        }));
     }
 }
