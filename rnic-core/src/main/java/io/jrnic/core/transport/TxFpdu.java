@@ -19,8 +19,7 @@ import java.util.zip.CRC32C;
 
 /**
  * Outbound FPDUs, one or several back to back, as a read-only, reusable netty message: the writer's
- * own octets (length, header
- * copy, markers, pad, CRC) in a native area owned by this object, and the payload pieces as
+ * own octets (length, header copy, markers, pad, CRC) in a native area owned by this object, and the payload pieces as
  * {@link ByteBuffer} views of the caller's registered memory, in wire order. Only small payload
  * pieces (at most {@value #SMALL_PAYLOAD_COPY_LIMIT} bytes) are copied, behind the own octets.
  *
@@ -262,16 +261,16 @@ final class TxFpdu extends SegmentByteBuf {
         own.set(CRC_FIELD, ownUsed - Fpdu.CRC_LENGTH, Crc32c.toWire((int) crc.getValue()));
     }
 
-    /** Heap pieces up to this many bytes are copied into the own area (see {@link #fill}). */
+    /** Heap pieces up to this many bytes are copied into the own area (see {@link #copiedPiece}). */
     static final int HEAP_COPY_LIMIT = 1024;
 
     /**
      * Payload pieces up to this many bytes, of any memory, are copied into the own area (issue 11):
      * the FPDU of a small message then leaves as one buffer, one iovec, instead of three, and the
      * copy (the one TX copy the data-path rule allows) costs less than the kernel's and netty's work
-     * per extra iovec. Linux siw does the same for short payloads (siw_qp_tx.c copies them behind
-     * the header so that the FPDU goes out in one piece). A 64-byte Write stream gains about 10-15%
-     * (docs/benchmarks.md).
+     * per extra iovec. Linux siw does likewise for short payloads (siw_qp_tx.c, siw_try_1seg: the
+     * payload is copied behind the header so that the FPDU goes out in one piece). A 64-byte Write
+     * stream gained 20% (1.61 -> 1.93 M/s with lists of 32, docs/benchmarks.md).
      */
     static final int SMALL_PAYLOAD_COPY_LIMIT = 128;
 
@@ -282,9 +281,13 @@ final class TxFpdu extends SegmentByteBuf {
     static final int OWN_LIMIT = 4096;
 
     /**
-     * Whether a payload piece is copied into the own area: small heap pieces (see {@link #fill}); on
-     * a socket that hands the kernel bare addresses, every piece of memory that is not
-     * {@linkplain NativeViews#stable stable} (see the class comment).
+     * Whether a payload piece is copied into the own area: every piece of at most
+     * {@value #SMALL_PAYLOAD_COPY_LIMIT} bytes; on a socket that hands the kernel bare addresses,
+     * every piece of memory that is not {@linkplain NativeViews#stable stable} (see the class
+     * comment); on NIO, heap pieces of at most {@value #HEAP_COPY_LIMIT} bytes (inline data lives in
+     * the WQE's {@code byte[]}): NIO would copy them into a temporary direct buffer anyway, and
+     * through a checked view that costs the JDK's 40-byte releaser per write (docs/transport.md,
+     * "Allocation"). Larger heap pieces stay views.
      */
     private boolean copiedPiece(MemorySegment segment, int length) {
         if (length <= SMALL_PAYLOAD_COPY_LIMIT) {
