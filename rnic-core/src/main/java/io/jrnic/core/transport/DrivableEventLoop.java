@@ -40,10 +40,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>
  *  application thread                     I/O thread
- *  drive(): CAS slot ─► selectNow,        while an application thread drove in the last
- *           tasks ─► release, stamp       takeover period: park (stay out of the way)
- *           lastDriven                    otherwise: CAS slot ─► blocking select ─► tasks
- *                                         after a turn with work: non-blocking passes until
+ *  drive(): CAS slot ─► sockets (a read   while an application thread drove in the last
+ *           of each, or selectNow) ─►     takeover period: park (stay out of the way)
+ *           tasks ─► release, stamp       otherwise: CAS slot ─► blocking select ─► tasks
+ *           lastDriven                    after a turn with work: non-blocking passes until
  *                                         pollingSpin goes by idle or an application drives
  *  drive() while the I/O thread blocks:   ◄── handBack + wakeup: it releases the slot and
  *           ask for the loop back              parks for a takeover period
@@ -79,6 +79,8 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final IoEventLoopGroup parent;
     private final IoHandler handler;
     private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
+    /** The loop's epoll stream sockets, which a drive reads without epoll_wait while they are few. */
+    private final PolledSockets polledSockets = new PolledSockets();
     /** The thread running the loop's work now, or null. */
     private final AtomicReference<Thread> driver = new AtomicReference<>();
     private final AtomicInteger state = new AtomicInteger(STARTED);
@@ -188,7 +190,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             if (state.get() != STARTED) {
                 return false; // the I/O thread shuts the loop down
             }
-            if (io) {
+            if (io && !polledSockets.readEach()) {
                 handler.run(nonBlocking);
             }
             runTasks();
@@ -233,6 +235,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      */
     public long applicationDrives() {
         return applicationDrives;
+    }
+
+    /** Epoll stream sockets registered on this loop now. */
+    int polledSockets() {
+        return polledSockets.count();
     }
 
     /** Whether this thread is the loop's own I/O thread (blocking calls must not run on it). */
@@ -507,6 +514,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
     @Override
     public ChannelFuture register(ChannelPromise promise) {
+        polledSockets.announce(promise.channel());
         promise.channel().unsafe().register(this, promise);
         return promise;
     }
@@ -514,6 +522,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     @Override
     @Deprecated
     public ChannelFuture register(Channel channel, ChannelPromise promise) {
+        polledSockets.announce(channel);
         channel.unsafe().register(this, promise);
         return promise;
     }
@@ -531,8 +540,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
     private void registerNow(IoHandle handle, Promise<IoRegistration> promise) {
         try {
-            promise.setSuccess(handler.register(handle));
+            IoRegistration registration = handler.register(handle);
+            polledSockets.registered(handle, registration);
+            promise.setSuccess(registration);
         } catch (Exception e) {
+            polledSockets.registered(handle, null);
             promise.setFailure(e);
         }
     }

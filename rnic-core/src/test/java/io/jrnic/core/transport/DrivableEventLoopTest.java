@@ -29,6 +29,8 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -77,9 +79,14 @@ class DrivableEventLoopTest {
 
     /** NIO's handler, counting wake-ups and showing every context it runs with to {@code beforeRun} first. */
     private static IoHandlerFactory observed(AtomicInteger wakeups, java.util.function.Consumer<IoHandlerContext> beforeRun) {
-        IoHandlerFactory nio = NioIoHandler.newFactory();
+        return observed(NioIoHandler.newFactory(), wakeups, beforeRun);
+    }
+
+    /** The given handler, counting wake-ups and showing every context it runs with to {@code beforeRun} first. */
+    private static IoHandlerFactory observed(IoHandlerFactory base, AtomicInteger wakeups,
+                                             java.util.function.Consumer<IoHandlerContext> beforeRun) {
         return executor -> {
-            IoHandler handler = nio.newHandler(executor);
+            IoHandler handler = base.newHandler(executor);
             return new IoHandler() {
                 @Override
                 public void initialize() {
@@ -412,7 +419,7 @@ class DrivableEventLoopTest {
     }
 
     /** A client channel on the group that counts the bytes it reads and its close. */
-    private static final class Reader extends ChannelInboundHandlerAdapter {
+    private static class Reader extends ChannelInboundHandlerAdapter {
         final AtomicInteger bytes = new AtomicInteger();
         final AtomicReference<Thread> readOn = new AtomicReference<>();
         final AtomicBoolean unregistered = new AtomicBoolean();
@@ -643,6 +650,241 @@ class DrivableEventLoopTest {
         assertThat(otherInLoop.get()).isFalse();
         assertThat(loop.inEventLoop(me)).isFalse();
         assertThat(group.runsLoop(me)).isFalse();
+    }
+
+    // ---- polled reads: a drive reads a few epoll sockets without epoll_wait -------------------------
+
+    /** An epoll loop driven by this thread only, counting the epoll handler's runs. */
+    private DrivableEventLoop drivenEpollLoop(AtomicInteger epollRuns) {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0,
+                observed(factory("epoll"), new AtomicInteger(), context -> epollRuns.incrementAndGet()));
+        takeOver(loop);
+        return loop;
+    }
+
+    /** Connects an epoll channel served by this thread's drives; the peer's end is accepted. */
+    private Channel connectDriven(DrivableEventLoop loop, ServerSocket server, Reader reader) {
+        ChannelFuture connected = connect("epoll", server, reader);
+        driveUntil(loop, connected::isDone);
+        assertThat(connected.isSuccess()).isTrue();
+        return connected.channel();
+    }
+
+    @Test
+    void aDriveReadsTheLoopsOnlySocketWithoutAskingEpoll() throws Exception {
+        AtomicInteger epollRuns = new AtomicInteger();
+        DrivableEventLoop loop = drivenEpollLoop(epollRuns);
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            connectDriven(loop, server, reader);
+            try (Socket peer = server.accept()) {
+                assertThat(loop.polledSockets()).isEqualTo(1);
+                int readWithoutEpoll = 0;
+                for (int i = 1; i <= 32; i++) {
+                    int expected = 100 * i;
+                    peer.getOutputStream().write(new byte[100]);
+                    int runs = epollRuns.get();
+                    driveUntil(loop, () -> reader.bytes.get() == expected);
+                    if (epollRuns.get() == runs) {
+                        readWithoutEpoll++;
+                    }
+                }
+                // epoll still looks once in PolledSockets.EPOLL_EVERY drives; a message can arrive
+                // just after a read and be found by that look
+                assertThat(readWithoutEpoll).as("messages a drive read without epoll_wait").isGreaterThanOrEqualTo(16);
+            }
+        }
+    }
+
+    @Test
+    void withMoreSocketsThanTheLimitEveryDriveAsksEpoll() throws Exception {
+        AtomicInteger epollRuns = new AtomicInteger();
+        DrivableEventLoop loop = drivenEpollLoop(epollRuns);
+        try (ServerSocket server = new ServerSocket(0, PolledSockets.LIMIT + 1, InetAddress.getLoopbackAddress())) {
+            server.setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            List<Socket> peers = new ArrayList<>();
+            try {
+                for (int i = 0; i < PolledSockets.LIMIT; i++) {
+                    connectDriven(loop, server, new Reader());
+                    peers.add(server.accept());
+                }
+                assertThat(drivesAskingEpoll(loop, epollRuns, 32)).as("at the limit").isLessThan(32);
+                connectDriven(loop, server, new Reader());
+                peers.add(server.accept());
+                assertThat(loop.polledSockets()).isEqualTo(PolledSockets.LIMIT + 1);
+                assertThat(drivesAskingEpoll(loop, epollRuns, 32)).as("above the limit").isEqualTo(32);
+            } finally {
+                for (Socket peer : peers) {
+                    peer.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSocketWithFlushedBytesWaitingMakesEveryDriveAskEpollForItsDrain() throws Exception {
+        AtomicInteger epollRuns = new AtomicInteger();
+        DrivableEventLoop loop = drivenEpollLoop(epollRuns);
+        try (ServerSocket server = loopbackServer()) {
+            Channel channel = connectDriven(loop, server, new Reader());
+            try (Socket peer = server.accept()) {
+                // the peer reads nothing: 64 MiB fill both socket buffers, the rest waits in netty
+                AtomicReference<ChannelFuture> write = new AtomicReference<>();
+                loop.execute(() -> write.set(channel.writeAndFlush(io.netty.buffer.Unpooled.wrappedBuffer(new byte[64 << 20]))));
+                driveUntil(loop, () -> write.get() != null); // written and flushed in that drive
+                ChannelFuture written = write.get();
+                assertThat(written.isDone()).as("the socket took it all").isFalse();
+                assertThat(drivesAskingEpoll(loop, epollRuns, 32)).isEqualTo(32);
+                InputStream in = peer.getInputStream();
+                Thread drain = new Thread(() -> {
+                    try {
+                        in.readNBytes(64 << 20);
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                drain.start();
+                driveUntil(loop, written::isDone); // EPOLLOUT tells netty the socket drained
+                assertThat(written.isSuccess()).isTrue();
+                drain.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+                assertThat(drivesAskingEpoll(loop, epollRuns, 32)).as("drained").isLessThan(32);
+            }
+        }
+    }
+
+    @Test
+    void aSocketWhoseReadingIsOffIsNotReadByADrive() throws Exception {
+        AtomicInteger epollRuns = new AtomicInteger();
+        DrivableEventLoop loop = drivenEpollLoop(epollRuns);
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    super.channelRead(ctx, msg);
+                    ctx.channel().config().setAutoRead(false); // a paused receive, as the framing handler's
+                }
+            };
+            Channel channel = connectDriven(loop, server, reader);
+            try (Socket peer = server.accept()) {
+                peer.getOutputStream().write(new byte[100]);
+                driveUntil(loop, () -> reader.bytes.get() == 100); // then netty drops the EPOLLIN interest
+                peer.getOutputStream().write(new byte[100]);
+                assertThat(drivesAskingEpoll(loop, epollRuns, 32)).isEqualTo(32);
+                assertThat(reader.bytes.get()).isEqualTo(100);
+                channel.config().setAutoRead(true);
+                driveUntil(loop, () -> reader.bytes.get() == 200);
+            }
+        }
+    }
+
+    @Test
+    void aClosedSocketIsNoLongerPolled() throws Exception {
+        AtomicInteger epollRuns = new AtomicInteger();
+        DrivableEventLoop loop = drivenEpollLoop(epollRuns);
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            Channel channel = connectDriven(loop, server, reader);
+            try (Socket peer = server.accept()) {
+                assertThat(loop.polledSockets()).isEqualTo(1);
+                peer.close(); // the peer's FIN: a drive's read sees the end of the stream and closes
+                driveUntil(loop, () -> !channel.isOpen());
+                driveUntil(loop, () -> loop.polledSockets() == 0);
+            }
+        }
+    }
+
+    @Test
+    void whileASocketConnectsEveryDriveAsksEpollForTheConnectToFinish() throws Exception {
+        AtomicInteger epollRuns = new AtomicInteger();
+        DrivableEventLoop loop = drivenEpollLoop(epollRuns);
+        try (ServerSocket server = loopbackServer()) {
+            ChannelFuture connected = connect("epoll", server, new Reader());
+            int drives = 0;
+            int asked = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (!connected.isDone()) {
+                assertThat(System.nanoTime()).isLessThan(deadline);
+                int runs = epollRuns.get();
+                loop.drive();
+                drives++;
+                asked += epollRuns.get() != runs ? 1 : 0;
+            }
+            assertThat(connected.isSuccess()).isTrue();
+            assertThat(asked).as("drives asking epoll, of %d", drives).isEqualTo(drives);
+            server.accept().close();
+        }
+    }
+
+    @Test
+    void aListeningSocketOnTheLoopStillAcceptsWhileADriveReadsItsConnectedSocket() throws Exception {
+        DrivableEventLoop loop = drivenEpollLoop(new AtomicInteger());
+        List<Channel> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ChannelFuture bound = new io.netty.bootstrap.ServerBootstrap().group(group)
+                .channel(io.netty.channel.epoll.EpollServerSocketChannel.class)
+                .childHandler(new io.netty.channel.ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel child) {
+                        accepted.add(child); // registered on the loop: accepted
+                    }
+                })
+                .bind(InetAddress.getLoopbackAddress(), 0);
+        driveUntil(loop, bound::isDone);
+        assertThat(bound.isSuccess()).isTrue();
+        java.net.SocketAddress address = bound.channel().localAddress();
+        try (Socket first = new Socket()) {
+            first.connect(address);
+            driveUntil(loop, () -> accepted.size() == 1);
+            assertThat(loop.polledSockets()).isEqualTo(1); // the listening socket is not polled by reads
+            try (Socket second = new Socket()) {
+                second.connect(address);
+                // the drives read the one connected socket; epoll's periodic look finds the accept
+                driveUntil(loop, () -> accepted.size() == 2);
+            }
+        } finally {
+            bound.channel().close();
+            driveUntil(loop, () -> !bound.channel().isOpen());
+        }
+    }
+
+    @Test
+    void aReadThatClosesEverySocketOfTheLoopEndsTheDriveSoundly() throws Exception {
+        DrivableEventLoop loop = drivenEpollLoop(new AtomicInteger());
+        try (ServerSocket server = new ServerSocket(0, 2, InetAddress.getLoopbackAddress())) {
+            server.setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            Channel first = connectDriven(loop, server, new Reader());
+            try (Socket firstPeer = server.accept()) {
+                // the second socket, read first by the drive, closes both on its first bytes
+                Channel second = connectDriven(loop, server, new Reader() {
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                        super.channelRead(ctx, msg);
+                        first.close();
+                        ctx.close();
+                    }
+                });
+                try (Socket secondPeer = server.accept()) {
+                    assertThat(loop.polledSockets()).isEqualTo(2);
+                    secondPeer.getOutputStream().write(new byte[100]);
+                    driveUntil(loop, () -> !second.isOpen());
+                    assertThat(first.isOpen()).isFalse();
+                    assertThat(loop.polledSockets()).isZero();
+                    assertThat(loop.drive()).isTrue();
+                }
+            }
+        }
+    }
+
+    /** How many of {@code drives} drives ran the epoll handler. */
+    private static int drivesAskingEpoll(DrivableEventLoop loop, AtomicInteger epollRuns, int drives) {
+        int asked = 0;
+        for (int i = 0; i < drives; i++) {
+            int runs = epollRuns.get();
+            assertThat(loop.drive()).isTrue();
+            if (epollRuns.get() != runs) {
+                asked++;
+            }
+        }
+        return asked;
     }
 
     // ---- the blocking I/O thread ----------------------------------------------------------------------
