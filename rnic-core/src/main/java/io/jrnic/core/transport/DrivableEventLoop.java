@@ -190,8 +190,8 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             if (state.get() != STARTED) {
                 return false; // the I/O thread shuts the loop down
             }
-            if (io && !polledSockets.readEach()) {
-                handler.run(nonBlocking);
+            if (io) {
+                pollSockets();
             }
             runTasks();
             applicationDrives++; // single writer: the slot holder
@@ -245,6 +245,17 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     /** Whether this thread is the loop's own I/O thread (blocking calls must not run on it). */
     boolean isIoThread(Thread thread) {
         return ioThread == thread;
+    }
+
+    /**
+     * A non-blocking look at the sockets: a read of each while they are few (polled reads, on
+     * epoll), else epoll's or the selector's ready set.
+     *
+     * @return the work found: sockets that brought bytes, or the handler's events
+     */
+    private int pollSockets() {
+        int read = polledSockets.readEach();
+        return read == PolledSockets.ASK_EPOLL ? handler.run(nonBlocking) : read;
     }
 
     private int runTasks() {
@@ -323,7 +334,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             int work = 0;
             try {
                 ioThreadTurns++; // single writer: the slot holder
-                work = handler.run(nonBlocking) + runTasks();
+                work = pollSockets() + runTasks();
             } catch (Throwable t) {
                 LOG.warn("unexpected exception in the event loop", t);
             } finally {
@@ -355,7 +366,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             }
             int work = 0;
             try {
-                work = handler.run(nonBlocking) + runTasks();
+                work = pollSockets() + runTasks();
                 if (work > 0) {
                     ioThreadTurns++; // single writer: the slot holder
                 }

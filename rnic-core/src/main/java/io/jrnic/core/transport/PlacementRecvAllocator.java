@@ -38,6 +38,8 @@ final class PlacementRecvAllocator extends DefaultMaxMessagesRecvByteBufAllocato
     private ReadSource source;
     /** Read-readiness events (netty read loops) of this channel: tests relate allocations to them. */
     long readEvents;
+    /** Bytes this channel's reads brought: a loop's polled reads tell work from empty reads by it. */
+    long bytesRead;
 
     PlacementRecvAllocator() {
         super(MAX_READS_PER_LOOP);
@@ -59,6 +61,14 @@ final class PlacementRecvAllocator extends DefaultMaxMessagesRecvByteBufAllocato
         public void reset(io.netty.channel.ChannelConfig config) {
             readEvents++;           // one call per read-readiness event of the channel
             super.reset(config);
+        }
+
+        @Override
+        public void lastBytesRead(int bytes) {
+            if (bytes > 0) {
+                bytesRead += bytes;
+            }
+            super.lastBytesRead(bytes);
         }
 
         @Override

@@ -13,17 +13,19 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The epoll stream sockets of one {@link DrivableEventLoop}, which an application thread's drive
- * reads with one {@code recv} each instead of first asking {@code epoll_wait} which of them are
- * readable (issue 11, docs/transport.md "Polled reads"). A busy-polling application drives its loop
- * in a tight loop; with a socket or two on the loop, a {@code recv} that finds nothing costs what an
- * empty {@code epoll_wait} costs, and one that finds an FPDU saves the {@code epoll_wait} in front of
- * it: one system call less per received message, as a raw-TCP ping-pong that busy-polls its socket
- * pays. With more sockets the reads of the idle ones would cost more than they save, and the drive
- * asks epoll as before ({@link #LIMIT}).
+ * The epoll stream sockets of one {@link DrivableEventLoop}, which a non-blocking pass over the
+ * loop (an application thread's drive, the I/O thread's spin after work or its
+ * {@code IoMode.BUSY_POLLING} spin) reads with one {@code recv} each instead of first asking
+ * {@code epoll_wait} which of them are readable (issue 11, docs/transport.md "Polled reads"). Such
+ * passes come back to back; with a socket or two on the loop, a {@code recv} that finds nothing
+ * costs what an empty {@code epoll_wait} costs, and one that finds an FPDU saves the
+ * {@code epoll_wait} in front of it: one system call less per received message, as a raw-TCP
+ * ping-pong that busy-polls its socket pays. With more sockets the reads of the idle ones would
+ * cost more than they save, and the pass asks epoll as before ({@link #LIMIT}). The I/O thread's
+ * blocking turn always waits in epoll.
  *
- * <p>epoll still runs, for what a read does not see: every {@link #EPOLL_EVERY}-th drive (a connect
- * finishing, an accept on a listening socket of this loop, netty's own wake-ups), and every drive
+ * <p>epoll still runs, for what a read does not see: every {@link #EPOLL_EVERY}-th pass (a connect
+ * finishing, an accept on a listening socket of this loop, netty's own wake-ups), and every pass
  * while a socket is not yet connected, has flushed bytes waiting for it to drain (EPOLLOUT), or
  * reads only on request (autoRead off: a paused receive, a connection not yet started), where the
  * EPOLLIN interest netty sets or drops says whether it may read, and a read of ours would not. A
@@ -41,8 +43,11 @@ import java.util.concurrent.ConcurrentHashMap;
 final class PolledSockets {
     /** Sockets on a loop up to which a drive reads each of them directly. */
     static final int LIMIT = 2;
-    /** A drive that reads directly still lets epoll look once in this many drives. */
+    /** Passes that read directly still let epoll look once in this many. */
     static final int EPOLL_EVERY = 16;
+
+    /** {@link #readEach}: the sockets were not read; the epoll handler must look. */
+    static final int ASK_EPOLL = -1;
 
     private static final EpollIoEvent READABLE = () -> EpollIoOps.EPOLLIN;
 
@@ -52,7 +57,7 @@ final class PolledSockets {
     private IoHandle[] handles = new IoHandle[LIMIT];
     private IoRegistration[] registrations = new IoRegistration[LIMIT];
     private int count;
-    private int drivesSinceEpoll;
+    private int passesSinceEpoll;
 
     /**
      * A channel is about to register on the loop: an epoll stream socket is remembered until its
@@ -111,32 +116,49 @@ final class PolledSockets {
     }
 
     /**
-     * One drive's look at the sockets: reads each socket directly and returns true, or returns
-     * false without reading when epoll must look instead (see the class comment). Loop thread.
+     * One non-blocking look at the sockets: reads each socket directly, or returns {@link #ASK_EPOLL}
+     * without reading when epoll must look instead (see the class comment). Loop thread.
      *
-     * @return whether the sockets were read; false: run the epoll handler
+     * @return the sockets whose read brought bytes (the loop's work, as the epoll handler counts
+     *         its events), or {@link #ASK_EPOLL}
      */
-    boolean readEach() {
+    int readEach() {
         int n = count;
-        if (n == 0 || n > LIMIT || ++drivesSinceEpoll >= EPOLL_EVERY) {
-            drivesSinceEpoll = 0;
-            return false;
+        if (n == 0 || n > LIMIT || ++passesSinceEpoll >= EPOLL_EVERY) {
+            passesSinceEpoll = 0;
+            return ASK_EPOLL;
         }
         for (int i = 0; i < n; i++) {
             Channel channel = channels[i];
             if (!channel.isActive() || !channel.config().isAutoRead() || waitsToWrite(channel)) {
-                drivesSinceEpoll = 0;
-                return false;
+                passesSinceEpoll = 0;
+                return ASK_EPOLL;
             }
         }
         // Backwards: a read may close its channel (end of stream, an error), whose close listener
         // moves the last socket into its place at once; that one has been read already.
+        int work = 0;
         for (int i = n - 1; i >= 0; i--) {
             if (i < count) {
+                Channel channel = channels[i];
+                long before = bytesRead(channel);
                 handles[i].handle(registrations[i], READABLE);
+                if (bytesRead(channel) != before) {
+                    work++;
+                }
             }
         }
-        return true;
+        return work;
+    }
+
+    /**
+     * The bytes a channel has read so far, as a connection's {@link PlacementRecvAllocator} counts
+     * them (netty's own handle keeps no total); 0 for a channel without one, whose reads count as
+     * no work.
+     */
+    private static long bytesRead(Channel channel) {
+        return channel.config().getRecvByteBufAllocator() instanceof PlacementRecvAllocator placement
+                ? placement.bytesRead : 0;
     }
 
     /** Flushed bytes the socket did not take: netty waits for EPOLLOUT to write them. */
