@@ -14,7 +14,7 @@ import java.util.Set;
  * with the RFC 6581 IRD/ORD exchange, peer-to-peer with every RTR type, CRC {@link CrcMode#OPTIONAL},
  * no markers requested but the peer's request honoured, private data sent up to 256 bytes (what a
  * Linux peer accepts; up to 512 are always accepted), setup timeout 10 s,
- * no pause before the first FPDU, EMSS 1460, close timeout 10 s, progress timeout 60 s. {@link #linuxSiw()} gives the settings toward Linux
+ * no pause before the first FPDU, EMSS from the socket ({@link #AUTO_EMSS}), close timeout 10 s, progress timeout 60 s. {@link #linuxSiw()} gives the settings toward Linux
  * siw.
  *
  * <p>Thread safety: not thread safe; do not change an instance while a call that reads it runs.
@@ -35,6 +35,13 @@ public final class ConnectionSettings {
     public static final int MAX_EMSS = 65544;
     /** EMSS of a 1500-byte Ethernet MTU without TCP options. */
     public static final int ETHERNET_EMSS = 1460;
+    /**
+     * {@link #emss(int)}: the connection's own EMSS, read from its socket when it is established
+     * (RFC 5044 §5.1): the TCP MSS the socket reports (Linux epoll: {@code tcpi_snd_mss}, which
+     * counts the TCP options in use), else the MTU of the local interface less the IP and TCP
+     * headers. The default.
+     */
+    public static final int AUTO_EMSS = 0;
     /** The default {@link #progressTimeout(Duration)}: 60 seconds (why: see that method). */
     public static final Duration DEFAULT_PROGRESS_TIMEOUT = Duration.ofSeconds(60);
 
@@ -51,7 +58,7 @@ public final class ConnectionSettings {
     private Duration closeTimeout = Duration.ofSeconds(10);
     private Duration progressTimeout = DEFAULT_PROGRESS_TIMEOUT;
     private boolean gracefulReceiveOverflow;
-    private int emss = ETHERNET_EMSS;
+    private int emss = AUTO_EMSS;
 
     /** Creates settings holding the defaults. */
     public ConnectionSettings() {
@@ -61,13 +68,15 @@ public final class ConnectionSettings {
      * Settings toward Linux soft-iWARP (siw 6.1, shared/interop/README.md): private data limit 256,
      * no markers asked or accepted (siw rejects them), a 100 ms pause before the first FPDU (siw
      * installs its receive path only after sending its Reply), revision 2 with IRD/ORD negotiation,
-     * CRC {@link CrcMode#OPTIONAL} and FPDUs of one Ethernet segment.
+     * CRC {@link CrcMode#OPTIONAL} and FPDUs of one Ethernet segment ({@link #ETHERNET_EMSS}, not
+     * {@link #AUTO_EMSS}: siw fails the CRC of FPDUs split over many segments, and a connection
+     * through a local forwarder, as in the interop lab, would see loopback's MSS).
      *
      * @return new settings
      */
     public static ConnectionSettings linuxSiw() {
         return new ConnectionSettings().privateDataLimit(LINUX_PRIVATE_DATA_LIMIT).markers(false, false)
-                .firstFpduDelay(Duration.ofMillis(100));
+                .firstFpduDelay(Duration.ofMillis(100)).emss(ETHERNET_EMSS);
     }
 
     /**
@@ -309,17 +318,19 @@ public final class ConnectionSettings {
 
     /**
      * The effective MSS from which outgoing FPDUs are sized (RFC 5044 §4.5: MULPDU = EMSS minus the
-     * MPA framing and markers). {@link #ETHERNET_EMSS} keeps each FPDU within one Ethernet segment,
-     * as siw expects; on loopback or toward peers that accept large FPDUs, up to {@link #MAX_EMSS}
-     * saves per-FPDU work.
+     * MPA framing and markers). {@link #AUTO_EMSS} (the default) takes the connection's own, as
+     * RFC 5044 §5.1 asks and Linux siw does (it sizes FPDUs by the socket's MSS): each FPDU fills
+     * one TCP segment, 1448 bytes on Ethernet with TCP timestamps, about 64 KiB on loopback. A fixed
+     * value overrides it: {@link #ETHERNET_EMSS}, or up to {@link #MAX_EMSS}.
      *
-     * @param value {@link #MIN_EMSS}..{@link #MAX_EMSS}
+     * @param value {@link #AUTO_EMSS}, or {@link #MIN_EMSS}..{@link #MAX_EMSS}
      * @return this
      * @throws IllegalArgumentException outside the range
      */
     public ConnectionSettings emss(int value) {
-        if (value < MIN_EMSS || value > MAX_EMSS) {
-            throw new IllegalArgumentException("EMSS must be " + MIN_EMSS + ".." + MAX_EMSS + ": " + value);
+        if (value != AUTO_EMSS && (value < MIN_EMSS || value > MAX_EMSS)) {
+            throw new IllegalArgumentException("EMSS must be " + AUTO_EMSS + " (automatic) or " + MIN_EMSS + ".."
+                    + MAX_EMSS + ": " + value);
         }
         emss = value;
         return this;

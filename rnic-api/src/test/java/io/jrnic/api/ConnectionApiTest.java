@@ -34,7 +34,7 @@ class ConnectionApiTest {
         assertThat(s.maxUlpPrivateData()).isEqualTo(508);
         assertThat(s.setupTimeout()).isEqualTo(Duration.ofSeconds(10));
         assertThat(s.firstFpduDelay()).isEqualTo(Duration.ZERO);
-        assertThat(s.emss()).isEqualTo(ConnectionSettings.ETHERNET_EMSS);
+        assertThat(s.emss()).isEqualTo(ConnectionSettings.AUTO_EMSS);
     }
 
     @Test
@@ -61,7 +61,9 @@ class ConnectionApiTest {
         assertThatThrownBy(() -> s.firstFpduDelay(Duration.ofMillis(-1))).hasMessageContaining("negative");
         assertThatThrownBy(() -> s.crc(null)).hasMessageContaining("CRC mode");
         assertThatThrownBy(() -> s.rtrTypes(new RtrType[0])).hasMessageContaining("at least one RTR type");
+        assertThatThrownBy(() -> s.emss(1)).hasMessageContaining("0 (automatic) or 134..65544: 1");
         assertThat(s.emss(134).emss()).isEqualTo(134);
+        assertThat(s.emss(ConnectionSettings.AUTO_EMSS).emss()).isZero();
         assertThat(s.rtrTypes(RtrType.SEND, RtrType.SEND).rtrTypes()).containsExactly(RtrType.SEND);
     }
 

@@ -40,8 +40,9 @@ class CountersLoopbackTest extends LoopbackFixture {
         Buffer recv = b.buffer(SEND);
         qpB.postReceive(new ReceiveWorkRequest().wrId(50).sge(recv.stag(), recv.to(), SEND));
         // large FPDUs from A, so that B places the Write's payload straight from the socket
-        Pair p = connect(new ConnectionSettings().emss(ConnectionSettings.MAX_EMSS), new ConnectionSettings(), a.qp(),
-                qpB, null, null);
+        // (B's Read Response in Ethernet-sized FPDUs, so that it is segmented)
+        Pair p = connect(new ConnectionSettings().emss(ConnectionSettings.MAX_EMSS),
+                new ConnectionSettings().emss(ConnectionSettings.ETHERNET_EMSS), a.qp(), qpB, null, null);
         QueuePair qpA = p.qpA();
         MemoryRegion target = b.pd.registerMemory(b.rnic.allocateMemory(64, 8), RIGHTS | AccessRights.REMOTE_ATOMIC
                 | AccessRights.FLUSHABLE_GLOBAL);

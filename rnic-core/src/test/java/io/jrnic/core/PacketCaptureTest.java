@@ -48,6 +48,7 @@ class PacketCaptureTest extends LoopbackFixture {
 
     /** Send, Write and Read, both directions of traffic, then node a closes (the file is complete). */
     private void traffic(ConnectionSettings settings) throws Exception {
+        settings.emss(ConnectionSettings.ETHERNET_EMSS); // many FPDUs of one segment each for the decoder
         Pair p = connect(settings, settings, a.qp(), b.qp(), "hello".getBytes(), null);
         Buffer src = a.buffer(70_000);
         Buffer sink = b.buffer(70_000);

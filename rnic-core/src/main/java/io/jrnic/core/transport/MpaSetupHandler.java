@@ -607,7 +607,8 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
      * @param readRtrPending Initiator after a Read RTR: the peer's zero-length Read Response is due
      */
     private void establish(RtrForm rtr, int rxPosition, boolean txOpen, boolean readRtrPending) {
-        int mulpdu = Fpdu.mulpdu(config.emss(), params.markersOnSend());
+        int emss = config.emss() == TransportConfig.AUTO_EMSS ? SocketMss.of(ch) : config.emss();
+        int mulpdu = Fpdu.mulpdu(emss, params.markersOnSend());
         ConnectionInfo info = ConnectionInfo.of(role, params, rtr, mulpdu, localPrivateData, peerPrivateData,
                 ch.localAddress(), ch.remoteAddress());
         FpduFramingHandler.FullOperation handoff = new FpduFramingHandler.FullOperation(info, writer, rxPosition,

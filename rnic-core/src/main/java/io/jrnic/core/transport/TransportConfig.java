@@ -25,9 +25,10 @@ import java.time.Duration;
  *                           first FPDU; Linux siw 6.1 loses an FPDU that arrives before it has
  *                           installed its receive path (interop README: about 100 ms toward siw),
  *                           zero otherwise
- * @param emss               effective MSS used to size outgoing FPDUs (RFC 5044 §4.5); the JDK
- *                           exposes no TCP_MAXSEG, so it is configured: 1460 for a 1500-byte MTU,
- *                           about 65483 for loopback, at most {@link #MAX_EMSS}. The MULPDU it gives
+ * @param emss               effective MSS used to size outgoing FPDUs (RFC 5044 §4.5), or
+ *                           {@link #AUTO_EMSS}: the connection's own, read from its socket when it is
+ *                           established ({@link SocketMss}); else 1460 for a 1500-byte MTU, about
+ *                           65483 for loopback, at most {@link #MAX_EMSS}. The MULPDU it gives
  *                           ({@link Fpdu#mulpdu}) is kept within 128..64768 (RFC 5044 §4.1): from
  *                           EMSS 64776 on, FPDUs carry at most 64768 octets of ULPDU. Only what we
  *                           send is limited; received FPDUs are accepted up to the ULPDU_Length
@@ -68,6 +69,8 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
 
     /** The EMSS of a TCP connection over a 1500-byte Ethernet MTU without options: 1500 - 40. */
     public static final int ETHERNET_EMSS = 1460;
+    /** {@link #emss()}: the connection's own EMSS, from its socket (RFC 5044 §5.1, {@link SocketMss}). */
+    public static final int AUTO_EMSS = 0;
     /**
      * The largest EMSS accepted, above the loopback interface's (about 65483 for its 64 KiB MTU) so
      * that any link's EMSS can be given as it is. FPDUs stop growing at EMSS 64776: the MULPDU is
@@ -90,9 +93,9 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         checkDuration("closeTimeout", closeTimeout, false);
         checkDuration("firstFpduDelay", firstFpduDelay, true);
         // RFC 5044 §4.5: MULPDU never goes below 128, so an EMSS under 134 makes no sense.
-        if (emss < Fpdu.MIN_MULPDU + Fpdu.OVERHEAD || emss > MAX_EMSS) {
-            throw new IllegalArgumentException("emss must be " + (Fpdu.MIN_MULPDU + Fpdu.OVERHEAD) + ".." + MAX_EMSS
-                    + ": " + emss);
+        if (emss != AUTO_EMSS && (emss < Fpdu.MIN_MULPDU + Fpdu.OVERHEAD || emss > MAX_EMSS)) {
+            throw new IllegalArgumentException("emss must be " + AUTO_EMSS + " (automatic) or "
+                    + (Fpdu.MIN_MULPDU + Fpdu.OVERHEAD) + ".." + MAX_EMSS + ": " + emss);
         }
         if (writeLowWaterMark < 0 || writeHighWaterMark < writeLowWaterMark) {
             throw new IllegalArgumentException("write water marks must satisfy 0 <= low <= high: low "

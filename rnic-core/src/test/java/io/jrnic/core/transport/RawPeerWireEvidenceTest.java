@@ -49,7 +49,7 @@ class RawPeerWireEvidenceTest {
     }
 
     private void connect() throws Exception {
-        peer = new RawInitiator(new ConnectionSettings());
+        peer = new RawInitiator(new ConnectionSettings().emss(ConnectionSettings.ETHERNET_EMSS)); // segmented responses
         peer.connect();
         in = new DataInputStream(peer.raw.getInputStream());
     }
