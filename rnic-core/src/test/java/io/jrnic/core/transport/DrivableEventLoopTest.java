@@ -873,11 +873,9 @@ class DrivableEventLoopTest {
 
     @Test
     void aClosedSocketIsNoLongerPolled() throws Exception {
-        AtomicInteger epollRuns = new AtomicInteger();
-        DrivableEventLoop loop = drivenEpollLoop(epollRuns);
+        DrivableEventLoop loop = drivenEpollLoop(new AtomicInteger());
         try (ServerSocket server = loopbackServer()) {
-            Reader reader = new Reader();
-            Channel channel = connectDriven(loop, server, reader);
+            Channel channel = connectDriven(loop, server, new Reader());
             try (Socket peer = server.accept()) {
                 assertThat(loop.polledSockets()).isEqualTo(1);
                 peer.close(); // the peer's FIN: a drive's read sees the end of the stream and closes
