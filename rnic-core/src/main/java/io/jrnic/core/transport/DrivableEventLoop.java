@@ -79,7 +79,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final IoEventLoopGroup parent;
     private final IoHandler handler;
     private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
-    /** The loop's epoll stream sockets, which a drive reads without epoll_wait while they are few. */
+    /** The loop's epoll stream sockets, which a non-blocking pass reads without epoll_wait while they are few. */
     private final PolledSockets polledSockets = new PolledSockets();
     /** The thread running the loop's work now, or null. */
     private final AtomicReference<Thread> driver = new AtomicReference<>();
@@ -240,6 +240,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     /** Epoll stream sockets registered on this loop now. */
     int polledSockets() {
         return polledSockets.count();
+    }
+
+    /** Epoll stream sockets announced for registration whose handle has not registered. */
+    int socketsBeingRegistered() {
+        return polledSockets.announced();
     }
 
     /** Whether this thread is the loop's own I/O thread (blocking calls must not run on it). */
@@ -525,7 +530,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
     @Override
     public ChannelFuture register(ChannelPromise promise) {
-        polledSockets.announce(promise.channel());
+        polledSockets.announce(promise.channel(), promise);
         promise.channel().unsafe().register(this, promise);
         return promise;
     }
@@ -533,7 +538,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     @Override
     @Deprecated
     public ChannelFuture register(Channel channel, ChannelPromise promise) {
-        polledSockets.announce(channel);
+        polledSockets.announce(channel, promise);
         channel.unsafe().register(this, promise);
         return promise;
     }

@@ -2,6 +2,7 @@ package io.jrnic.core.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.ChannelPromise;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoEvent;
@@ -61,14 +62,24 @@ final class PolledSockets {
 
     /**
      * A channel is about to register on the loop: an epoll stream socket is remembered until its
-     * handle registers ({@link #registered}). Any thread.
+     * handle registers ({@link #registered}) or the registration fails. Any thread.
      *
-     * @param channel the channel
+     * @param channel      the channel
+     * @param registration the promise of its registration
      */
-    void announce(Channel channel) {
+    void announce(Channel channel, ChannelPromise registration) {
         if (channel instanceof EpollSocketChannel) {
-            announced.put(channel.unsafe(), channel);
+            Object handle = channel.unsafe();
+            announced.put(handle, channel);
+            // a registration that fails before its handle reaches the loop (a closed channel, one
+            // registered already, a loop shut down) must not leave the channel here
+            registration.addListener(f -> announced.remove(handle));
         }
+    }
+
+    /** Channels announced whose handle has not registered (yet): none once registrations settle. */
+    int announced() {
+        return announced.size();
     }
 
     /**

@@ -739,7 +739,7 @@ class DrivableEventLoopTest {
     }
 
     @Test
-    void anIoThreadKeepsSpinningWhileItsPolledReadsBringBytes() throws Exception {
+    void anIoThreadKeepsSpinningWhileItsPolledReadsBringBytesAndBlocksAfter() throws Exception {
         AtomicInteger blockingRuns = new AtomicInteger();
         long spin = TimeUnit.MILLISECONDS.toNanos(200);
         DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), spin, observed(factory("epoll"),
@@ -777,6 +777,8 @@ class DrivableEventLoopTest {
                 }
                 assertThat(blockingRuns.get()).as("blocking turns while the messages came").isEqualTo(blocking);
                 assertThat(allocator.bytesRead).isEqualTo(3100);
+                // and empty reads are no work: once the messages stop, the spin ends and the thread blocks
+                awaitCondition(() -> blockingRuns.get() > blocking);
             }
         }
     }
@@ -962,6 +964,22 @@ class DrivableEventLoopTest {
                     assertThat(loop.polledSockets()).isZero();
                     assertThat(loop.drive()).isTrue();
                 }
+            }
+        }
+    }
+
+    @Test
+    void aSocketWhoseRegistrationFailsIsNotKeptAsBeingRegistered() throws Exception {
+        DrivableEventLoop loop = drivenEpollLoop(new AtomicInteger());
+        try (ServerSocket server = loopbackServer()) {
+            Channel channel = connectDriven(loop, server, new Reader());
+            try (Socket ignored = server.accept()) {
+                assertThat(loop.socketsBeingRegistered()).isZero();
+                ChannelFuture again = loop.register(channel); // registered already: netty fails it at once
+                assertThat(again.isDone() && !again.isSuccess()).isTrue();
+                assertThat(loop.drive()).isTrue(); // the promise's listeners run on the loop
+                assertThat(loop.socketsBeingRegistered()).isZero();
+                assertThat(loop.polledSockets()).isEqualTo(1);
             }
         }
     }
