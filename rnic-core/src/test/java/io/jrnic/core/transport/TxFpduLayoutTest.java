@@ -39,8 +39,90 @@ class TxFpduLayoutTest {
         assertThat(bytes(fpdu.nioBuffers())).isEqualTo(expected(size));
     }
 
-    /** An FPDU of header + payload + trailer, the way FpduWriter.gather reports its pieces. */
-    private TxFpdu filled(int payloadSize) {
+    @Test
+    void smallFpdusPackUpToTheOwnLimitAndAnEmptyMessageTakesAnyFpdu() {
+        int ownPerFpdu = HEADER + 64 + TRAILER; // a copied 64-byte payload between the writer's octets
+        TxFpdu message = pool.take();
+        assertThat(message.fits(TxFpdu.OWN_LIMIT + 1)).as("an empty message takes even a large one").isTrue();
+        int packed = 0;
+        while (message.fits(ownPerFpdu)) {
+            append(message, 64);
+            packed++;
+        }
+        assertThat(packed).isEqualTo(TxFpdu.OWN_LIMIT / ownPerFpdu);
+        assertThat(message.fpdus()).isEqualTo(packed);
+        assertThat(message.finish().nioBufferCount()).as("all of them one buffer").isEqualTo(1);
+        byte[] one = expected(64);
+        byte[] all = bytes(message.nioBuffers());
+        assertThat(all).hasSize(one.length * packed);
+        for (int i = 0; i < packed; i++) {
+            assertThat(java.util.Arrays.copyOfRange(all, i * one.length, (i + 1) * one.length)).isEqualTo(one);
+        }
+    }
+
+    @Test
+    void onlyTheWritersOctetsAndCopiedPiecesCountAsOwnBytes() {
+        MemorySegment scratch = arena.allocate(HEADER + TRAILER);
+        MemorySegment small = arena.allocate(TxFpdu.SMALL_PAYLOAD_COPY_LIMIT);
+        MemorySegment large = arena.allocate(TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 1);
+        TxFpdu message = pool.take();
+        assertThat(message.ownBytes(scratch, new MemorySegment[] {scratch, large, scratch},
+                new int[] {HEADER, TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 1, TRAILER}, 3)).isEqualTo(HEADER + TRAILER);
+        assertThat(message.ownBytes(scratch, new MemorySegment[] {scratch, small, scratch},
+                new int[] {HEADER, TxFpdu.SMALL_PAYLOAD_COPY_LIMIT, TRAILER}, 3))
+                .isEqualTo(HEADER + TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + TRAILER);
+    }
+
+    @Test
+    void theMessageReadsAsItsWireBytesThroughTheByteBufAccessors() throws Exception {
+        int size = TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 72; // header and trailer own, the payload a view
+        TxFpdu fpdu = filled(size);
+        byte[] wire = expected(size);
+        io.netty.buffer.ByteBuf reference = io.netty.buffer.Unpooled.wrappedBuffer(wire);
+        assertThat(fpdu.isReadOnly()).isTrue();
+        assertThat(fpdu.readableBytes()).isEqualTo(wire.length);
+        for (int i = 0; i < wire.length; i++) {
+            assertThat(fpdu.getByte(i)).as("byte %d", i).isEqualTo(wire[i]);
+            if (i + 2 <= wire.length) {
+                assertThat(fpdu.getShort(i)).as("short at %d", i).isEqualTo(reference.getShort(i));
+            }
+            if (i + 4 <= wire.length) {
+                assertThat(fpdu.getInt(i)).as("int at %d", i).isEqualTo(reference.getInt(i));
+            }
+            if (i + 8 <= wire.length) {
+                assertThat(fpdu.getLong(i)).as("long at %d", i).isEqualTo(reference.getLong(i));
+            }
+        }
+        // ranges that start in one piece and end in another, read every way netty offers
+        int from = HEADER - 3;
+        int len = size + 5;
+        byte[] range = java.util.Arrays.copyOfRange(wire, from, from + len);
+        byte[] intoArray = new byte[len + 2];
+        fpdu.getBytes(from, intoArray, 1, len);
+        assertThat(java.util.Arrays.copyOfRange(intoArray, 1, len + 1)).isEqualTo(range);
+        ByteBuffer intoBuffer = ByteBuffer.allocate(len);
+        fpdu.getBytes(from, intoBuffer);
+        assertThat(intoBuffer.array()).isEqualTo(range);
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        fpdu.getBytes(from, out, len);
+        assertThat(out.toByteArray()).isEqualTo(range);
+        io.netty.buffer.ByteBuf intoByteBuf = io.netty.buffer.Unpooled.buffer(len + 1);
+        fpdu.getBytes(from, intoByteBuf, 1, len);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(intoByteBuf, 1, len)).isEqualTo(range);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(fpdu.copy(from, len))).isEqualTo(range);
+        ByteBuffer view = fpdu.nioBuffer(from, len);
+        byte[] fromView = new byte[view.remaining()];
+        view.get(fromView);
+        assertThat(fromView).isEqualTo(range);
+        assertThat(bytes(fpdu.nioBuffers(from, len))).isEqualTo(range);
+        ByteBuffer internal = fpdu.internalNioBuffer(0, HEADER); // within the first piece: its own view
+        byte[] head = new byte[internal.remaining()];
+        internal.duplicate().get(head);
+        assertThat(head).isEqualTo(java.util.Arrays.copyOf(wire, HEADER));
+    }
+
+    /** Appends an FPDU of header + payload + trailer to the message. */
+    private void append(TxFpdu message, int payloadSize) {
         MemorySegment scratch = arena.allocate(HEADER + TRAILER);
         for (int i = 0; i < HEADER + TRAILER; i++) {
             scratch.set(ValueLayout.JAVA_BYTE, i, (byte) (100 + i));
@@ -49,10 +131,15 @@ class TxFpduLayoutTest {
         for (int i = 0; i < payloadSize; i++) {
             payload.set(ValueLayout.JAVA_BYTE, i, (byte) i);
         }
-        MemorySegment[] segments = {scratch, payload, scratch};
-        long[] offsets = {0, 0, HEADER};
-        int[] lengths = {HEADER, payloadSize, TRAILER};
-        return pool.take().append(scratch, HEADER + TRAILER, segments, offsets, lengths, 3, null, -1).finish();
+        message.append(scratch, HEADER + TRAILER, new MemorySegment[] {scratch, payload, scratch},
+                new long[] {0, 0, HEADER}, new int[] {HEADER, payloadSize, TRAILER}, 3, null, -1);
+    }
+
+    /** An FPDU of header + payload + trailer, the way FpduWriter.gather reports its pieces. */
+    private TxFpdu filled(int payloadSize) {
+        TxFpdu message = pool.take();
+        append(message, payloadSize);
+        return message.finish();
     }
 
     private static byte[] expected(int payloadSize) {
