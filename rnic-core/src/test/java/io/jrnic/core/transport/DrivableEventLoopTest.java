@@ -876,14 +876,11 @@ class DrivableEventLoopTest {
     @Test
     void aClosedSocketIsNoLongerPolled() throws Exception {
         DrivableEventLoop loop = drivenEpollLoop(new AtomicInteger());
-        try (ServerSocket server = loopbackServer()) {
-            Channel channel = connectDriven(loop, server, new Reader());
-            try (Socket peer = server.accept()) {
-                assertThat(loop.polledSockets()).isEqualTo(1);
-                peer.close(); // the peer's FIN: a drive's read sees the end of the stream and closes
-                driveUntil(loop, () -> !channel.isOpen());
-                driveUntil(loop, () -> loop.polledSockets() == 0);
-            }
+        try (Connected c = connected(loop)) {
+            assertThat(loop.polledSockets()).isEqualTo(1);
+            c.peer().close(); // the peer's FIN: a drive's read sees the end of the stream and closes
+            driveUntil(loop, () -> !c.channel().isOpen());
+            driveUntil(loop, () -> loop.polledSockets() == 0);
         }
     }
 
@@ -971,17 +968,29 @@ class DrivableEventLoopTest {
     @Test
     void aSocketWhoseRegistrationFailsIsNotKeptAsBeingRegistered() throws Exception {
         DrivableEventLoop loop = drivenEpollLoop(new AtomicInteger());
-        try (ServerSocket server = loopbackServer()) {
-            Channel channel = connectDriven(loop, server, new Reader());
-            try (Socket ignored = server.accept()) {
-                assertThat(loop.socketsBeingRegistered()).isZero();
-                ChannelFuture again = loop.register(channel); // registered already: netty fails it at once
-                assertThat(again.isDone() && !again.isSuccess()).isTrue();
-                assertThat(loop.drive()).isTrue(); // the promise's listeners run on the loop
-                assertThat(loop.socketsBeingRegistered()).isZero();
-                assertThat(loop.polledSockets()).isEqualTo(1);
-            }
+        try (Connected c = connected(loop)) {
+            assertThat(loop.socketsBeingRegistered()).isZero();
+            ChannelFuture again = loop.register(c.channel()); // registered already: netty fails it at once
+            assertThat(again.isDone() && !again.isSuccess()).isTrue();
+            assertThat(loop.drive()).isTrue(); // the promise's listeners run on the loop
+            assertThat(loop.socketsBeingRegistered()).isZero();
+            assertThat(loop.polledSockets()).isEqualTo(1);
         }
+    }
+
+    /** An epoll channel of the loop, connected by drives to a plain socket (the peer). */
+    private record Connected(ServerSocket server, Channel channel, Socket peer) implements AutoCloseable {
+        @Override
+        public void close() throws java.io.IOException {
+            peer.close();
+            server.close();
+        }
+    }
+
+    private Connected connected(DrivableEventLoop loop) throws Exception {
+        ServerSocket server = loopbackServer();
+        Channel channel = connectDriven(loop, server, new Reader());
+        return new Connected(server, channel, server.accept());
     }
 
     /** How many of {@code drives} drives ran the epoll handler. */
