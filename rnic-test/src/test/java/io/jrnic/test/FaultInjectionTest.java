@@ -544,8 +544,13 @@ class FaultInjectionTest {
             }
         }
 
-        private static boolean idleWithWork(Traffic.Side s) {
-            return s.qp.state() == QpState.IDLE && !s.outstanding.isEmpty();
+        /**
+         * An end back in Idle that still owes completions: its SQ work, or receives for messages
+         * its peer posted (Sends the peer then flushed never arrive). {@link Traffic#reap} stops
+         * waiting for such an end, and so does the judge: Idle processes nothing (Verbs §6.2.1).
+         */
+        private boolean idleWithWork(Traffic.Side s) {
+            return s.qp.state() == QpState.IDLE && traffic.owes(s);
         }
 
         private <T> T outcome(CompletableFuture<T> stage, String what) throws InterruptedException {

@@ -479,6 +479,14 @@ final class Traffic {
         return pending(req, includeReceives) + pending(resp, includeReceives);
     }
 
+    /**
+     * Whether an end still owes completions that {@link #reap} waits for: SQ work requests, or
+     * receives for messages its peer posted (whether or not the peer's Sends were flushed since).
+     */
+    boolean owes(Side s) {
+        return pending(s, false) > 0;
+    }
+
     private int pending(Side s, boolean includeReceives) {
         int receives = includeReceives ? s.receives.size() : Math.min(s.receives.size(), s.expected.size());
         return s.outstanding.size() + receives;
