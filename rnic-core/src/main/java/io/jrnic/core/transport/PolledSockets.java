@@ -30,9 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * while a socket is not yet connected, has flushed bytes waiting for it to drain (EPOLLOUT), or
  * reads only on request (autoRead off: a paused receive, a connection not yet started), where the
  * EPOLLIN interest netty sets or drops says whether it may read, and a read of ours would not. A
- * read sees the rest: data, the peer's FIN (end of stream) and errors such as a reset. Edge events
- * epoll queued for data a read already took make the next epoll pass read once more and find
- * nothing; no event is lost.
+ * read sees the rest: data, the peer's FIN (end of stream) and errors such as a reset. netty 4.2's
+ * epoll is level-triggered (docs/transport.md), so a socket a read drained is not reported again,
+ * and one a read left data in is reported by the next epoll pass: no event is lost.
  *
  * <p>The read is netty's own: the socket's {@link IoHandle} is handed an EPOLLIN event, as the epoll
  * handler would, so the channel reads, fires its pipeline and handles end of stream and errors as on
@@ -42,7 +42,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (the slot holder).
  */
 final class PolledSockets {
-    /** Sockets on a loop up to which a drive reads each of them directly. */
+    /** Sockets on a loop up to which a non-blocking pass reads each of them directly. */
     static final int LIMIT = 2;
     /** Passes that read directly still let epoll look once in this many. */
     static final int EPOLL_EVERY = 16;
