@@ -438,15 +438,16 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         // written. Small FPDUs framed back to back share one message (until the next flush): one
         // netty outbound entry and one buffer for many FPDUs. More entries per flush than netty's
         // per-thread recycling batch would make its pool allocate.
+        int ownBytes = txPool.ownBytes(scratch, pieceSegments, pieceLengths, pieceCount);
         TxFpdu fpdu = open;
-        if (fpdu != null && !fpdu.fits(fpdu.ownBytes(scratch, pieceSegments, pieceLengths, pieceCount))) {
+        if (fpdu != null && !fpdu.fits(ownBytes)) {
             writeOpen();
             fpdu = null;
         }
         if (fpdu == null) {
             fpdu = txPool.take();
         }
-        fpdu.append(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount,
+        fpdu.append(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount, ownBytes,
                 writer.crcEnabled() ? txCrc : null, token);
         open = fpdu;
         fpdusSent++;

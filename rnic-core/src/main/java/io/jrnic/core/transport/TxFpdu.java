@@ -96,6 +96,40 @@ final class TxFpdu extends SegmentByteBuf {
             free = f;
         }
 
+        /**
+         * Own bytes (see {@link TxFpdu#fits}) an FPDU of these pieces takes in a message: the
+         * writer's octets (the pieces in {@code scratch}) and the pieces {@link #copiedPiece} copies.
+         */
+        int ownBytes(MemorySegment scratch, MemorySegment[] segments, int[] lengths, int count) {
+            int ownBytes = 0;
+            for (int i = 0; i < count; i++) {
+                if (segments[i] == scratch || copiedPiece(segments[i], lengths[i])) {
+                    ownBytes += lengths[i];
+                }
+            }
+            return ownBytes;
+        }
+
+        /**
+         * Whether a payload piece is copied into a message's own area: every piece of at most
+         * {@value TxFpdu#SMALL_PAYLOAD_COPY_LIMIT} bytes; on a socket that hands the kernel bare
+         * addresses, every piece of memory that is not {@linkplain NativeViews#stable stable} (see
+         * {@link TxFpdu}'s class comment); on NIO, heap pieces of at most
+         * {@value TxFpdu#HEAP_COPY_LIMIT} bytes (inline data lives in the WQE's {@code byte[]}): NIO
+         * would copy them into a temporary direct buffer anyway, and through a checked view that
+         * costs the JDK's 40-byte releaser per write (docs/transport.md, "Allocation"). Larger heap
+         * pieces stay views.
+         */
+        boolean copiedPiece(MemorySegment segment, int length) {
+            if (length <= SMALL_PAYLOAD_COPY_LIMIT) {
+                return true;
+            }
+            if (!sessionChecked) {
+                return !NativeViews.stable(segment);
+            }
+            return !segment.isNative() && length <= HEAP_COPY_LIMIT;
+        }
+
         /** How many objects this pool has created (tests: bounded in steady state). */
         int created() {
             return created;
@@ -177,25 +211,14 @@ final class TxFpdu extends SegmentByteBuf {
         return fpdus == 0 || ownUsed + ownBytes <= OWN_LIMIT;
     }
 
-    /** Own bytes (see {@link #fits}) an FPDU of these pieces takes here. */
-    int ownBytes(MemorySegment scratch, MemorySegment[] segments, int[] lengths, int count) {
-        int ownBytes = 0;
-        for (int i = 0; i < count; i++) {
-            if (segments[i] == scratch || copiedPiece(segments[i], lengths[i])) {
-                ownBytes += lengths[i];
-            }
-        }
-        return ownBytes;
-    }
-
     /**
      * Appends one FPDU from the gathering writer's output: its own octets {@code scratch[0, used)}
      * and the pieces in wire order, where a piece in {@code scratch} is a range of those octets.
      * Clears {@code segments[0, count)} so the caller's arrays keep no memory reachable. The caller
-     * checked {@link #fits}.
+     * computed the FPDU's {@code ownBytes} ({@link Pool#ownBytes}) and checked {@link #fits}.
      *
      * <p>The own area is laid out in wire order: the writer's octets and every payload piece that
-     * is copied (see {@link #copiedPiece}) go one after the other, and adjacent own pieces merge, so
+     * is copied (see {@link Pool#copiedPiece}) go one after the other, and adjacent own pieces merge, so
      * small FPDUs back to back are a single buffer: one iovec for the kernel, one netty message, one
      * outbound entry, instead of three buffers and a message per FPDU. Larger payload pieces stay
      * views of the registered memory, never copied. With {@code crc} non-null the FPDU's CRC is
@@ -204,8 +227,7 @@ final class TxFpdu extends SegmentByteBuf {
      * @param token the FPDU's completion token, negative for none; the message reports the last one
      */
     TxFpdu append(MemorySegment scratch, int used, MemorySegment[] segments, long[] offsets, int[] lengths,
-                  int count, CRC32C crc, long token) {
-        int ownBytes = ownBytes(scratch, segments, lengths, count);
+                  int count, int ownBytes, CRC32C crc, long token) {
         MemorySegment area = ownArea(ownUsed + ownBytes);
         int fpduStart = length;
         int next = ownUsed;
@@ -213,7 +235,7 @@ final class TxFpdu extends SegmentByteBuf {
             MemorySegment segment = segments[i];
             segments[i] = null;
             int len = lengths[i];
-            if (segment == scratch || copiedPiece(segment, len)) {
+            if (segment == scratch || pool.copiedPiece(segment, len)) {
                 MemorySegment.copy(segment, offsets[i], area, next, len);
                 addPiece(null, next, len);
                 next += len;
@@ -261,7 +283,7 @@ final class TxFpdu extends SegmentByteBuf {
         own.set(CRC_FIELD, ownUsed - Fpdu.CRC_LENGTH, Crc32c.toWire((int) crc.getValue()));
     }
 
-    /** Heap pieces up to this many bytes are copied into the own area (see {@link #copiedPiece}). */
+    /** Heap pieces up to this many bytes are copied into the own area (see {@link Pool#copiedPiece}). */
     static final int HEAP_COPY_LIMIT = 1024;
 
     /**
@@ -280,24 +302,6 @@ final class TxFpdu extends SegmentByteBuf {
      */
     static final int OWN_LIMIT = 4096;
 
-    /**
-     * Whether a payload piece is copied into the own area: every piece of at most
-     * {@value #SMALL_PAYLOAD_COPY_LIMIT} bytes; on a socket that hands the kernel bare addresses,
-     * every piece of memory that is not {@linkplain NativeViews#stable stable} (see the class
-     * comment); on NIO, heap pieces of at most {@value #HEAP_COPY_LIMIT} bytes (inline data lives in
-     * the WQE's {@code byte[]}): NIO would copy them into a temporary direct buffer anyway, and
-     * through a checked view that costs the JDK's 40-byte releaser per write (docs/transport.md,
-     * "Allocation"). Larger heap pieces stay views.
-     */
-    private boolean copiedPiece(MemorySegment segment, int length) {
-        if (length <= SMALL_PAYLOAD_COPY_LIMIT) {
-            return true;
-        }
-        if (!pool.sessionChecked) {
-            return !NativeViews.stable(segment);
-        }
-        return !segment.isNative() && length <= HEAP_COPY_LIMIT;
-    }
 
     /** The native area for the writer's own octets, at least {@code size} bytes (may be replaced). */
     private MemorySegment ownArea(int size) {

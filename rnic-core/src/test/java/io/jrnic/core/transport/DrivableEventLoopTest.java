@@ -770,6 +770,8 @@ class DrivableEventLoopTest {
                 // 300 ms of messages 10 ms apart: longer than the spin, which only reads that bring
                 // bytes renew
                 for (int i = 2; i <= 31; i++) {
+                    // pacing, not waiting for an event: the time between messages is the stimulus
+                    // (gaps shorter than the spin, their sum longer), so it has to pass
                     Thread.sleep(10);
                     int expected = 100 * i;
                     peer.getOutputStream().write(new byte[100]);

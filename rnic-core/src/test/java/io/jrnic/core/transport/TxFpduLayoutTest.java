@@ -65,10 +65,9 @@ class TxFpduLayoutTest {
         MemorySegment scratch = arena.allocate(HEADER + TRAILER);
         MemorySegment small = arena.allocate(TxFpdu.SMALL_PAYLOAD_COPY_LIMIT);
         MemorySegment large = arena.allocate(TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 1);
-        TxFpdu message = pool.take();
-        assertThat(message.ownBytes(scratch, new MemorySegment[] {scratch, large, scratch},
+        assertThat(pool.ownBytes(scratch, new MemorySegment[] {scratch, large, scratch},
                 new int[] {HEADER, TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 1, TRAILER}, 3)).isEqualTo(HEADER + TRAILER);
-        assertThat(message.ownBytes(scratch, new MemorySegment[] {scratch, small, scratch},
+        assertThat(pool.ownBytes(scratch, new MemorySegment[] {scratch, small, scratch},
                 new int[] {HEADER, TxFpdu.SMALL_PAYLOAD_COPY_LIMIT, TRAILER}, 3))
                 .isEqualTo(HEADER + TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + TRAILER);
     }
@@ -131,8 +130,10 @@ class TxFpduLayoutTest {
         for (int i = 0; i < payloadSize; i++) {
             payload.set(ValueLayout.JAVA_BYTE, i, (byte) i);
         }
-        message.append(scratch, HEADER + TRAILER, new MemorySegment[] {scratch, payload, scratch},
-                new long[] {0, 0, HEADER}, new int[] {HEADER, payloadSize, TRAILER}, 3, null, -1);
+        MemorySegment[] segments = {scratch, payload, scratch};
+        int[] lengths = {HEADER, payloadSize, TRAILER};
+        message.append(scratch, HEADER + TRAILER, segments, new long[] {0, 0, HEADER}, lengths, 3,
+                pool.ownBytes(scratch, segments, lengths, 3), null, -1);
     }
 
     /** An FPDU of header + payload + trailer, the way FpduWriter.gather reports its pieces. */
