@@ -415,46 +415,80 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
 
     private boolean frame(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                           long payloadOffset, int payloadLength, long token) {
-        int need = writer.scratchLength(headerLength, payloadLength);
-        if (need > scratch.byteSize()) {
-            scratch = Arena.ofAuto().allocate(Math.max(need, 2 * scratch.byteSize()));
-        }
-        pieceCount = 0;
-        // The data writer computes no CRC (its Crc32c caches one segment view and would allocate a new
-        // one at every switch between scratch and payload); TxFpdu.writeCrc does it over its own views.
-        if (gatherWriter == null) {
-            gatherWriter = new FpduWriter(writer.markers(), false, writer.position());
-        } else {
-            gatherWriter.position(writer.position());
-        }
-        int used = gatherWriter.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
-                scratch, 0, sink);
-        writer.position(gatherWriter.position());
         // Reusable messages of whole FPDUs (docs/transport.md, TX): the writer's own octets (length,
-        // header copy, markers, pad, CRC; a few dozen bytes) are copied into the message's own native
-        // area, the payload pieces are reusable views of the registered memory, in wire order. netty
+        // header copy, markers, pad, CRC; a few dozen bytes) go into the message's own native area,
+        // large payload pieces are reusable views of the registered memory, in wire order. netty
         // cuts gathering writes only between messages, so never inside an FPDU. Nothing is allocated
         // once the pool has warmed up; the last token is reported when the message comes back fully
         // written. Small FPDUs framed back to back share one message (until the next flush): one
         // netty outbound entry and one buffer for many FPDUs. More entries per flush than netty's
         // per-thread recycling batch would make its pool allocate.
-        int ownBytes = txPool.ownBytes(scratch, pieceSegments, pieceLengths, pieceCount);
-        TxFpdu fpdu = open;
-        if (fpdu != null && !fpdu.fits(ownBytes)) {
-            writeOpen();
-            fpdu = null;
-        }
-        if (fpdu == null) {
-            fpdu = txPool.take();
-        }
-        fpdu.append(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount, ownBytes,
-                writer.crcEnabled() ? txCrc : null, token);
+        TxFpdu fpdu = payloadLength <= TxFpdu.SMALL_PAYLOAD_COPY_LIMIT
+                ? frameContiguous(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token)
+                : frameGathered(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
         open = fpdu;
         fpdusSent++;
         if (fpdu.length() >= OPEN_MESSAGE_LIMIT) {
             writeOpen();   // a large FPDU (a payload view): to netty at once, as before packing
         }
         return ch.isWritable();
+    }
+
+    /**
+     * A small FPDU (its payload is copied anyway, {@link TxFpdu#SMALL_PAYLOAD_COPY_LIMIT}): framed
+     * whole, in one pass, straight into the message's own area -- no scratch, no pieces, each
+     * octet written once.
+     */
+    private TxFpdu frameContiguous(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                                   long payloadOffset, int payloadLength, long token) {
+        FpduWriter data = dataWriter();
+        int wire = data.wireLength(headerLength + payloadLength);
+        TxFpdu fpdu = messageWithRoom(wire);
+        data.write(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
+                fpdu.ownRoom(wire), fpdu.ownUsed());
+        writer.position(data.position());
+        return fpdu.appendOwn(wire, writer.crcEnabled() ? txCrc : null, token);
+    }
+
+    /** An FPDU whose payload stays a view of the registered memory: gathered into pieces. */
+    private TxFpdu frameGathered(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                                 long payloadOffset, int payloadLength, long token) {
+        int need = writer.scratchLength(headerLength, payloadLength);
+        if (need > scratch.byteSize()) {
+            scratch = Arena.ofAuto().allocate(Math.max(need, 2 * scratch.byteSize()));
+        }
+        pieceCount = 0;
+        FpduWriter data = dataWriter();
+        int used = data.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
+                scratch, 0, sink);
+        writer.position(data.position());
+        int ownBytes = txPool.ownBytes(scratch, pieceSegments, pieceLengths, pieceCount);
+        return messageWithRoom(ownBytes).append(scratch, used, pieceSegments, pieceOffsets, pieceLengths, pieceCount,
+                ownBytes, writer.crcEnabled() ? txCrc : null, token);
+    }
+
+    /**
+     * The writer of data FPDUs, at the stream position of {@link #writer}. It computes no CRC (its
+     * Crc32c caches one segment view and would allocate a new one at every switch between segments);
+     * {@code TxFpdu.writeCrc} does it over the message's own views.
+     */
+    private FpduWriter dataWriter() {
+        if (gatherWriter == null) {
+            gatherWriter = new FpduWriter(writer.markers(), false, writer.position());
+        } else {
+            gatherWriter.position(writer.position());
+        }
+        return gatherWriter;
+    }
+
+    /** The message being packed if an FPDU of {@code ownBytes} own octets fits behind its FPDUs, else a new one. */
+    private TxFpdu messageWithRoom(int ownBytes) {
+        TxFpdu fpdu = open;
+        if (fpdu != null && !fpdu.fits(ownBytes)) {
+            writeOpen();
+            fpdu = null;
+        }
+        return fpdu != null ? fpdu : txPool.take();
     }
 
     /** Hands the message being packed to netty (written at the next flush). */

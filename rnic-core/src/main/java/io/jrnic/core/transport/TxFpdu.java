@@ -243,8 +243,40 @@ final class TxFpdu extends SegmentByteBuf {
                 addPiece(segment, offsets[i], len);
             }
         }
-        // the CRC field is the FPDU's last 4 octets, a scratch piece: the own area's last 4 bytes
         ownUsed = next;
+        return endFpdu(fpduStart, crc, token);
+    }
+
+    /** Bytes of the own area in use: the next FPDU framed in place ({@link #ownRoom}) starts there. */
+    int ownUsed() {
+        return ownUsed;
+    }
+
+    /**
+     * The own area with room for {@code bytes} more octets from {@link #ownUsed()}, where the caller
+     * frames a whole FPDU before {@link #appendOwn}. Valid until the next call (the area may grow).
+     */
+    MemorySegment ownRoom(int bytes) {
+        return ownArea(ownUsed + bytes);
+    }
+
+    /**
+     * Appends the FPDU of {@code bytes} octets the caller framed whole into {@link #ownRoom} at
+     * {@link #ownUsed()} (a small FPDU: one own piece, merged with the previous one). The caller
+     * checked {@link #fits}. With {@code crc} non-null its CRC is computed and stored.
+     *
+     * @param token the FPDU's completion token, negative for none; the message reports the last one
+     */
+    TxFpdu appendOwn(int bytes, CRC32C crc, long token) {
+        int fpduStart = length;
+        addPiece(null, ownUsed, bytes);
+        ownUsed += bytes;
+        return endFpdu(fpduStart, crc, token);
+    }
+
+    /** Counts the FPDU that starts at {@code fpduStart} and ends the own area, and stores its CRC. */
+    private TxFpdu endFpdu(int fpduStart, CRC32C crc, long token) {
+        // the CRC field is the FPDU's last 4 octets, written by the writer: the own area's last 4 bytes
         fpdus++;
         if (token >= 0) {
             this.token = token;

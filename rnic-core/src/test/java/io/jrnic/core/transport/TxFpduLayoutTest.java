@@ -120,6 +120,38 @@ class TxFpduLayoutTest {
         assertThat(head).isEqualTo(java.util.Arrays.copyOf(wire, HEADER));
     }
 
+    @Test
+    void fpdusFramedInPlaceFollowEachOtherInOneBufferAcrossAreaGrowthWithTheirCrcs() {
+        // the small-FPDU path: FpduFramingHandler frames the whole FPDU into ownRoom at ownUsed
+        TxFpdu message = pool.take();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+        int[] sizes = {40, 200, 36}; // the second outgrows the initial own area after the first
+        for (int n = 0; n < sizes.length; n++) {
+            int size = sizes[n];
+            int at = message.ownUsed();
+            assertThat(at).isEqualTo(wire.size());
+            MemorySegment room = message.ownRoom(size);
+            byte[] fpdu = new byte[size];
+            for (int i = 0; i < size - TRAILER; i++) {
+                fpdu[i] = (byte) (31 * n + i);
+                room.set(ValueLayout.JAVA_BYTE, at + i, fpdu[i]);
+            }
+            message.appendOwn(size, crc, n);
+            crc.reset();
+            crc.update(fpdu, 0, size - TRAILER);
+            int value = io.jrnic.mpa.Crc32c.toWire((int) crc.getValue());
+            for (int i = 0; i < TRAILER; i++) {
+                fpdu[size - TRAILER + i] = (byte) (value >>> (24 - 8 * i));
+            }
+            wire.writeBytes(fpdu);
+        }
+        assertThat(message.fpdus()).isEqualTo(sizes.length);
+        assertThat(message.ownUsed()).isEqualTo(wire.size());
+        assertThat(message.finish().nioBufferCount()).as("one buffer").isEqualTo(1);
+        assertThat(bytes(message.nioBuffers())).isEqualTo(wire.toByteArray());
+    }
+
     /** Appends an FPDU of header + payload + trailer to the message. */
     private void append(TxFpdu message, int payloadSize) {
         MemorySegment scratch = arena.allocate(HEADER + TRAILER);
