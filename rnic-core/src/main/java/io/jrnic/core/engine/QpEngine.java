@@ -47,7 +47,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (under a short inbox lock, no allocation) and schedule the engine; upcalls are made from the
  * event loop with no engine lock held, so the QP may call back into the engine synchronously.
  * Fairness among QPs sharing a loop: one run sends at most {@link #FPDU_BUDGET} FPDUs and then
- * reschedules itself behind the other tasks of the loop.
+ * reschedules itself behind the other tasks of the loop. A run that stops at its budget with more
+ * to send leaves the flush to the next ({@link FpduLink#flushMoreFollows()}): a post list of small
+ * messages leaves in one TCP write rather than one per run.
  *
  * <p>Thread safety: the {@link QpTransport} methods may be called from any thread; everything else
  * is confined to the link's executor.
@@ -496,7 +498,14 @@ public final class QpEngine implements QpTransport {
             if (dead) {
                 return; // V-TERM-4: the stream was reset; nothing more goes out
             }
-            if (sent > 0) {
+            // A run that stopped at its budget with more to send is followed at once by the next
+            // (scheduled below): small FPDUs may wait for it and leave in one write
+            // (FpduLink.flushMoreFollows). Nothing is stranded: that next run sends at least one
+            // FPDU (then flushes or hands on again), or serves a Terminate (flushes), a close
+            // (flushes before the FIN) or a reset (the stream and what it held are gone).
+            if (sent == FPDU_BUDGET && tx.hasWork() && !tx.blocked) {
+                link.flushMoreFollows();
+            } else if (sent > 0) {
                 link.flush();
             }
             if (resetRequested) {

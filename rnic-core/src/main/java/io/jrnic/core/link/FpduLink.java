@@ -236,6 +236,16 @@ public interface FpduLink {
     /** Hands the queued FPDUs to the LLP. */
     void flush();
 
+    /**
+     * A flush when the caller queues more FPDUs in a moment (its next run is already scheduled):
+     * the link may keep a batch of small FPDUs back, to leave in fewer and larger TCP writes, until
+     * they fill a write or the next {@link #flush}. The caller must call {@link #flush} after its
+     * last FPDU. Default: {@link #flush}.
+     */
+    default void flushMoreFollows() {
+        flush();
+    }
+
     /** Graceful close after the queued FPDUs (TCP FIN); {@link Listener#onClosed} follows. */
     void close();
 

@@ -229,6 +229,18 @@ public final class FpduChannel implements FpduLink {
     }
 
     /**
+     * Hands the queued FPDUs to TCP once they make {@code FpduFramingHandler.FLUSH_BATCH} bytes;
+     * fewer wait for the next flush (docs/transport.md, "Packing and small payloads").
+     *
+     * @throws IllegalStateException off the event loop
+     */
+    @Override
+    public void flushMoreFollows() {
+        checkEventLoop();
+        connection.flushMoreFollows();
+    }
+
+    /**
      * Stops reading from the socket (graceful receive overflow, Verbs §13.2, V-WRP-66): netty's
      * autoRead goes off, and while paused TCP flow control holds the peer back and no byte is lost.
      *

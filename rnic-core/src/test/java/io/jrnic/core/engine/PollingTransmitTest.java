@@ -125,12 +125,49 @@ class PollingTransmitTest {
 
     /** As {@code SoftQueuePair.postSend}: the WQE goes to the engine, then the poster's progress. */
     private void post(long wrId) {
+        engine.transmit(write(wrId));
+        engine.progress();
+    }
+
+    /** An 8-byte Write, processed by the QP. */
+    private SendWqe write(long wrId) {
         SendWqe w = new SendWqe(4, 64);
         w.copyFrom(new SendWorkRequest().wrId(wrId).opcode(Opcode.RDMA_WRITE).sge(mr.stag(), mr.query().baseTo(), 8)
                 .remote(0x4301, 0), true);
         w.inFlight = true;
-        engine.transmit(w);
-        engine.progress();
+        return w;
+    }
+
+    @Test
+    void runsThatStopAtTheirBudgetLeaveTheFlushToTheLastRun() {
+        int count = 2 * QpEngine.FPDU_BUDGET + 3; // three runs: budget, budget, the rest
+        for (int i = 0; i < count; i++) {
+            engine.transmit(write(i));
+        }
+        pair.settle();
+        assertThat(received.get()).isEqualTo(count);
+        assertThat(link.flushesMoreFollow).as("runs with more to send").isEqualTo(2);
+        assertThat(link.flushes).as("the last run").isEqualTo(1);
+
+        for (int i = 0; i < QpEngine.FPDU_BUDGET; i++) { // exactly a budget: nothing follows
+            engine.transmit(write(count + i));
+        }
+        pair.settle();
+        assertThat(received.get()).isEqualTo(count + QpEngine.FPDU_BUDGET);
+        assertThat(link.flushesMoreFollow).isEqualTo(2);
+        assertThat(link.flushes).isEqualTo(2);
+    }
+
+    @Test
+    void aRunStoppedByAFullSocketFlushesEvenAtItsBudget() {
+        link.fullAt = QpEngine.FPDU_BUDGET; // the socket fills with the run's last FPDU
+        for (int i = 0; i < QpEngine.FPDU_BUDGET + 1; i++) {
+            engine.transmit(write(i));
+        }
+        pair.settle();
+        assertThat(received.get()).as("what the run sent is on its way").isEqualTo(QpEngine.FPDU_BUDGET);
+        assertThat(link.flushesMoreFollow).isZero();
+        assertThat(link.flushes).isEqualTo(1);
     }
 
     @Test

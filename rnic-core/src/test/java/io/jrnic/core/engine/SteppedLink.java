@@ -24,10 +24,17 @@ final class SteppedLink implements FpduLink {
     long fpdusWritten;
     boolean withholdOnSent;
     Listener listener;
+    /** Calls of {@link #flush()} and of {@link #flushMoreFollows()}. */
+    int flushes;
+    int flushesMoreFollow;
     /** Calls of {@link #abort()}: an RST instead of the graceful close. */
     int aborts;
     /** The link takes each FPDU but then asks the engine to wait for writability (a full socket). */
     boolean windowClosed;
+    /** When positive: the socket fills with the FPDU that brings {@link #sends} to it (as windowClosed). */
+    int fullAt;
+    /** FPDUs sent through this link. */
+    int sends;
     /** The executor the link reports instead of the wrapped link's (set before the engine is built). */
     Executor executor;
 
@@ -84,19 +91,31 @@ final class SteppedLink implements FpduLink {
     @Override
     public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                         long payloadOffset, int payloadLength) {
-        return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength) && !windowClosed;
+        return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength) && writable();
     }
 
     @Override
     public boolean send(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
                         long payloadOffset, int payloadLength, long token) {
         return link.send(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token)
-                && !windowClosed;
+                && writable();
+    }
+
+    private boolean writable() {
+        sends++;
+        return !windowClosed && sends != fullAt;
     }
 
     @Override
     public void flush() {
+        flushes++;
         link.flush();
+    }
+
+    @Override
+    public void flushMoreFollows() {
+        flushesMoreFollow++;
+        link.flushMoreFollows();
     }
 
     @Override

@@ -261,6 +261,66 @@ class TxAllocationTest {
     }
 
     /**
+     * {@code flushMoreFollows} (the engine's run that stopped at its budget with more to send) keeps
+     * small FPDUs back until they make {@link FpduFramingHandler#FLUSH_BATCH} bytes: nothing is
+     * written (no token reported) until then or until a flush, which writes them all; a batch that
+     * reaches the size is written at once. Red if it flushes every time, or never.
+     */
+    @org.junit.jupiter.api.Test
+    void flushMoreFollowsHoldsSmallFpdusUntilTheyFillAWrite() throws Exception {
+        transport = new IwarpTransport(TransportFixture.config().build());
+        MpaSettings settings = MpaSettings.builder().crcPolicy(CrcPolicy.REQUIRED).build();
+        Pair pair = TransportFixture.connect(transport, settings, settings);
+        Sink sink = new Sink();
+        onLoop(pair.responder(), () -> pair.responder().start(sink, sink));
+        FpduChannel ch = pair.initiator();
+        java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        startRecording(ch, reported, new java.util.concurrent.CompletableFuture<>());
+        MemorySegment header = Arena.ofAuto().allocate(TaggedHeaderFlyweight.HEADER_LENGTH);
+        new RdmapMessageEncoder(RdmapFeatures.RFC_5040).taggedHeader(header, 0, RdmapOpcode.RDMA_WRITE, true, 1, 0);
+        MemorySegment payload = Arena.ofAuto().allocate(1024);
+
+        // enough for a write: 1 KiB payloads up to the batch size leave at flushMoreFollows
+        int big = FpduFramingHandler.FLUSH_BATCH / 1024;
+        onLoop(ch, () -> {
+            for (int i = 0; i < big; i++) {
+                ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, 1024, i);
+            }
+            ch.flushMoreFollows();
+        });
+        onLoop(ch, () -> { });
+        assertThat(reported).last().as("written at once").isEqualTo(big - 1L);
+        awaitBytes(sink, (long) big * 1024);
+
+        // two engine runs of 64-byte Writes: held back, the count starting again after that write
+        reported.clear();
+        int small = 64;
+        int held = 2 * 16;
+        onLoop(ch, () -> {
+            for (int i = 0; i < held; i++) {
+                ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, small, big + i);
+                if (i % 16 == 15) {
+                    ch.flushMoreFollows();
+                }
+            }
+        });
+        onLoop(ch, () -> { });
+        assertThat(reported).as("held back: nothing written").isEmpty();
+
+        onLoop(ch, ch::flush);
+        assertThat(reported).containsExactly(big + held - 1L);
+        awaitBytes(sink, (long) big * 1024 + (long) held * small);
+    }
+
+    private static void awaitBytes(Sink sink, long bytes) {
+        long deadline = System.nanoTime() + TransportFixture.WAIT_SECONDS * 1_000_000_000L;
+        while (sink.bytes.get() < bytes) {
+            assertThat(System.nanoTime()).as("peer received the FPDUs").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    /**
      * Tokens of FPDUs that never reached TCP are not reported: the peer does not read, so the socket
      * buffer fills (partial writes), then the channel is aborted. The reports are cumulative (each
      * covers the FPDUs before it), increasing, and the last is below the last token sent.
