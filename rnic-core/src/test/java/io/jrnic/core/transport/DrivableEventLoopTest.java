@@ -579,6 +579,19 @@ class DrivableEventLoopTest {
     }
 
     @Test
+    void aTaskLateInTheQuietPeriodStartsTheQuietPeriodAgain() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
+        long quietNanos = TimeUnit.MILLISECONDS.toNanos(400);
+        loop.shutdownGracefully(quietNanos, TimeUnit.SECONDS.toNanos(WAIT_SECONDS), TimeUnit.NANOSECONDS);
+        Thread.sleep(250); // the stimulus: a task well into the quiet period, not a wait for an event
+        AtomicLong ranAt = new AtomicLong();
+        loop.execute(() -> ranAt.set(System.nanoTime()));
+        assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(ranAt.get()).as("the task ran").isNotZero();
+        assertThat(System.nanoTime() - ranAt.get()).as("a whole quiet period after it").isGreaterThanOrEqualTo(quietNanos);
+    }
+
+    @Test
     void shutdownGracefullyWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
         CountDownLatch blocking = new CountDownLatch(1);
         DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, observed(new AtomicInteger(), context -> {
@@ -589,6 +602,22 @@ class DrivableEventLoopTest {
         loop.schedule(() -> { }, 60, TimeUnit.SECONDS); // the select blocks for a minute
         assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+        assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not a minute
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void shutdownWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        loop.schedule(() -> { }, 60, TimeUnit.SECONDS); // the select blocks for a minute
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        loop.shutdown();
+        assertThat(loop.isShutdown()).isTrue();
         assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not a minute
     }
 
@@ -678,6 +707,20 @@ class DrivableEventLoopTest {
         driveUntil(loop, connected::isDone);
         assertThat(connected.isSuccess()).isTrue();
         return connected.channel();
+    }
+
+    @Test
+    @SuppressWarnings("deprecation")
+    void aSocketRegisteredThroughTheOlderRegisterJoinsThePolledSockets() throws Exception {
+        DrivableEventLoop loop = drivenEpollLoop(new AtomicInteger());
+        Channel channel = new io.netty.channel.epoll.EpollSocketChannel();
+        ChannelFuture registered = loop.register(channel, channel.newPromise());
+        driveUntil(loop, registered::isDone);
+        assertThat(registered.isSuccess()).isTrue();
+        assertThat(loop.polledSockets()).isEqualTo(1);
+        assertThat(loop.socketsBeingRegistered()).isZero();
+        ChannelFuture closed = channel.close();
+        driveUntil(loop, () -> closed.isDone() && loop.polledSockets() == 0);
     }
 
     @Test
