@@ -178,11 +178,17 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private boolean drive(boolean io) {
         Thread me = Thread.currentThread();
         if (!driver.compareAndSet(null, me)) {
-            if (ioBlocking && handBack.compareAndSet(false, true)) {
-                // the I/O thread blocks in the selector: have it hand the loop back and stay out for a
-                // takeover period, counted from now (a later yieldToIoThread() must win over it)
+            if (me != ioThread && driver.get() != me) {
+                // An application thread wants the loop while another thread holds it, most often the
+                // I/O thread: that one gets out of the way -- its spin after work ends at its next
+                // pass, and it stays out for a takeover period, counted from now (a later
+                // yieldToIoThread() must win over it). On few cores a third busy thread would take a
+                // core from the application's (issue 11: 64 KiB Write streams ran at half speed in
+                // stretches while the sender's I/O thread spun beside its application thread).
                 lastDriven = System.nanoTime();
-                handler.wakeup();
+                if (ioBlocking && handBack.compareAndSet(false, true)) {
+                    handler.wakeup(); // it blocks in the selector: have it hand the loop back now
+                }
             }
             return false; // somebody else runs the loop now, or we do further up this stack
         }

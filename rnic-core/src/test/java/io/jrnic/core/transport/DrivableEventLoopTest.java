@@ -388,6 +388,56 @@ class DrivableEventLoopTest {
     }
 
     @Test
+    void aDriveRefusedWhileTheSpinningIoThreadHoldsTheLoopEndsTheSpin() throws Exception {
+        AtomicBoolean hold = new AtomicBoolean();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> ioThread = new AtomicReference<>();
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), TimeUnit.SECONDS.toNanos(30),
+                observed(new AtomicInteger(), context -> {
+                    // a pass of the spinning I/O thread, held while the application tries to drive
+                    if (!context.canBlock() && loop0(ioThread) && hold.compareAndSet(true, false)) {
+                        holding.countDown();
+                        try {
+                            release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }));
+        CountDownLatch ran = new CountDownLatch(1);
+        loop.execute(() -> {
+            ioThread.set(Thread.currentThread());
+            ran.countDown();
+        }); // nobody drove: the I/O thread runs it, found work, and spins for 30 s
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        hold.set(true);
+        assertThat(holding.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(loop.drive()).as("the I/O thread holds the loop").isFalse();
+        release.countDown();
+
+        // the spin ends: the I/O thread parks for the takeover period (a spin goes on for 30 s)
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (ioThread.get().getState() != Thread.State.TIMED_WAITING) {
+            assertThat(System.nanoTime()).as("the I/O thread stops spinning").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+        // a task queued now waits for the application's drive (the pause is the stimulus, not a
+        // wait for an event)
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        loop.execute(() -> ranOn.set(Thread.currentThread()));
+        Thread.sleep(200);
+        assertThat(ranOn.get()).as("not run by the I/O thread").isNull();
+        takeOver(loop);
+        assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+    }
+
+    /** Whether the running thread is the one recorded (the loop's I/O thread, once known). */
+    private static boolean loop0(AtomicReference<Thread> ioThread) {
+        return Thread.currentThread() == ioThread.get();
+    }
+
+    @Test
     void scheduledTasksRunInADrive() throws Exception {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
         takeOver(loop);
