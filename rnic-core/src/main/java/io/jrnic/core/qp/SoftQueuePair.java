@@ -104,6 +104,8 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     private final QpContext context = new EngineContext();
     /** Told once when the QP leaves its LLP stream (SoftConnection.closed()); guarded by lock. */
     private Runnable streamClosedListener;
+    /** The stream is gone: the listener waits for the QP to reach Idle or Error (or its destruction). */
+    private Runnable streamClosedDue;
     private TerminateMessage terminateMessage;
 
     private final WorkQueueAccount sqAccount = new WorkQueueAccount();
@@ -644,13 +646,25 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         if (link != null) {
             link.active = false;
             if (streamClosedListener != null) {
-                rnic.events().run(streamClosedListener); // outside the locks, after this change's events
+                // told once the QP is in the state this detach leads to (Idle, Error; see
+                // stateChanged), never before: any thread may drain the RNIC's events the moment
+                // the listener is queued, and it reads the QP's state (Idle after a graceful close)
+                streamClosedDue = streamClosedListener;
                 streamClosedListener = null;
             }
         }
         link = null;
         transport = null;
         readsOutstanding = 0;
+    }
+
+    /** Queues the stream-closed listener once the stream is gone (outside the locks, by the next drain). */
+    private void tellStreamClosed() {
+        Runnable listener = streamClosedDue;
+        if (listener != null) {
+            streamClosedDue = null;
+            rnic.events().run(listener);
+        }
     }
 
     private void resetTransport() {
@@ -690,8 +704,9 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     }
 
     /**
-     * Registers the listener told once when this QP leaves its current LLP stream (at once, through
-     * the event dispatcher, when it is not on one).
+     * Registers the listener told once when this QP has left its current LLP stream and reached the
+     * state that follows (Idle after a graceful close, else Error; or its destruction), through the
+     * event dispatcher; at once when it is not on a stream.
      *
      * @param listener run outside the QP's locks
      */
@@ -928,6 +943,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                 }
             }
             resetTransport(); // V-QP-33
+            tellStreamClosed(); // destroyed in a connected state: no Idle or Error follows
             destroyed = true;
             for (ReceiveWqe w : inProgress) {
                 w.account.release(); // consumed S-RQ WQEs must not leak S-RQ capacity
@@ -1025,6 +1041,9 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         @Override
         public void stateChanged(QpState from, QpState to) {
             JfrEvents.qpStateChange(rnic.name(), id, from, to);
+            if (to == QpState.IDLE || to == QpState.ERROR) {
+                tellStreamClosed();
+            }
         }
     }
 
