@@ -641,8 +641,8 @@ class DrivableEventLoopTest {
         assertThat(System.nanoTime() - ranAt.get()).as("a whole quiet period after it").isGreaterThanOrEqualTo(quietNanos);
     }
 
-    @Test
-    void shutdownGracefullyWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
+    /** A loop whose I/O thread blocks in its selector until a task a minute out. */
+    private DrivableEventLoop blockedUntilAFarDeadline() throws InterruptedException {
         CountDownLatch blocking = new CountDownLatch(1);
         DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, observed(new AtomicInteger(), context -> {
             if (context.canBlock()) {
@@ -651,6 +651,12 @@ class DrivableEventLoopTest {
         }));
         loop.schedule(() -> { }, 60, TimeUnit.SECONDS); // the select blocks for a minute
         assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        return loop;
+    }
+
+    @Test
+    void shutdownGracefullyWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
+        DrivableEventLoop loop = blockedUntilAFarDeadline();
         loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
         assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not a minute
     }
@@ -658,14 +664,7 @@ class DrivableEventLoopTest {
     @Test
     @SuppressWarnings("deprecation")
     void shutdownWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
-        CountDownLatch blocking = new CountDownLatch(1);
-        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1), 0, observed(new AtomicInteger(), context -> {
-            if (context.canBlock()) {
-                blocking.countDown();
-            }
-        }));
-        loop.schedule(() -> { }, 60, TimeUnit.SECONDS); // the select blocks for a minute
-        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        DrivableEventLoop loop = blockedUntilAFarDeadline();
         loop.shutdown();
         assertThat(loop.isShutdown()).isTrue();
         assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue(); // not a minute

@@ -230,8 +230,10 @@ class TxAllocationTest {
      * outbound entry, one buffer), so TCP's taking them is one cumulative report of the last token;
      * the peer still receives every ULPDU. Red with one message per FPDU (sixteen reports).
      */
-    @org.junit.jupiter.api.Test
-    void smallFpdusBetweenTwoFlushesLeaveAsOneMessage() throws Exception {
+    /** A connected stream whose peer counts what arrives and whose sender records the tokens reported. */
+    private record RecordedStream(FpduChannel ch, Sink sink, java.util.List<Long> reported, MemorySegment header) { }
+
+    private RecordedStream recordedStream() throws Exception {
         transport = new IwarpTransport(TransportFixture.config().build());
         MpaSettings settings = MpaSettings.builder().crcPolicy(CrcPolicy.REQUIRED).build();
         Pair pair = TransportFixture.connect(transport, settings, settings);
@@ -240,24 +242,31 @@ class TxAllocationTest {
         FpduChannel ch = pair.initiator();
         java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
         startRecording(ch, reported, new java.util.concurrent.CompletableFuture<>());
-        int payloadLength = 64;
-        MemorySegment payload = Arena.ofAuto().allocate(payloadLength);
         MemorySegment header = Arena.ofAuto().allocate(TaggedHeaderFlyweight.HEADER_LENGTH);
         new RdmapMessageEncoder(RdmapFeatures.RFC_5040).taggedHeader(header, 0, RdmapOpcode.RDMA_WRITE, true, 1, 0);
+        return new RecordedStream(ch, sink, reported, header);
+    }
+
+    @org.junit.jupiter.api.Test
+    void smallFpdusBetweenTwoFlushesLeaveAsOneMessage() throws Exception {
+        RecordedStream stream = recordedStream();
+        FpduChannel ch = stream.ch();
+        int payloadLength = 64;
+        MemorySegment payload = Arena.ofAuto().allocate(payloadLength);
         int count = 16;
         onLoop(ch, () -> {
             for (int i = 0; i < count; i++) {
-                ch.send(header, 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, payloadLength, i);
+                ch.send(stream.header(), 0, TaggedHeaderFlyweight.HEADER_LENGTH, payload, 0, payloadLength, i);
             }
             ch.flush();
         });
         long deadline = System.nanoTime() + TransportFixture.WAIT_SECONDS * 1_000_000_000L;
-        while (sink.bytes.get() < (long) count * payloadLength) {
+        while (stream.sink().bytes.get() < (long) count * payloadLength) {
             assertThat(System.nanoTime()).as("peer received the FPDUs").isLessThan(deadline);
             Thread.onSpinWait();
         }
         onLoop(ch, () -> { });
-        assertThat(reported).containsExactly(count - 1L);
+        assertThat(stream.reported()).containsExactly(count - 1L);
     }
 
     /**
@@ -268,16 +277,11 @@ class TxAllocationTest {
      */
     @org.junit.jupiter.api.Test
     void flushMoreFollowsHoldsSmallFpdusUntilTheyFillAWrite() throws Exception {
-        transport = new IwarpTransport(TransportFixture.config().build());
-        MpaSettings settings = MpaSettings.builder().crcPolicy(CrcPolicy.REQUIRED).build();
-        Pair pair = TransportFixture.connect(transport, settings, settings);
-        Sink sink = new Sink();
-        onLoop(pair.responder(), () -> pair.responder().start(sink, sink));
-        FpduChannel ch = pair.initiator();
-        java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
-        startRecording(ch, reported, new java.util.concurrent.CompletableFuture<>());
-        MemorySegment header = Arena.ofAuto().allocate(TaggedHeaderFlyweight.HEADER_LENGTH);
-        new RdmapMessageEncoder(RdmapFeatures.RFC_5040).taggedHeader(header, 0, RdmapOpcode.RDMA_WRITE, true, 1, 0);
+        RecordedStream stream = recordedStream();
+        FpduChannel ch = stream.ch();
+        Sink sink = stream.sink();
+        java.util.List<Long> reported = stream.reported();
+        MemorySegment header = stream.header();
         MemorySegment payload = Arena.ofAuto().allocate(1024);
 
         // enough for a write: 1 KiB payloads up to the batch size leave at flushMoreFollows
