@@ -453,8 +453,15 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         FpduWriter data = dataWriter();
         int wire = data.wireLength(headerLength + payloadLength);
         TxFpdu fpdu = messageWithRoom(wire);
-        data.write(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
-                fpdu.ownRoom(wire), fpdu.ownUsed());
+        try {
+            data.write(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
+                    fpdu.ownRoom(wire), fpdu.ownUsed());
+        } catch (RuntimeException e) {
+            if (fpdu != open) {
+                fpdu.discard(); // taken for this FPDU alone: back to the pool (send() resets the stream)
+            }
+            throw e;
+        }
         writer.position(data.position());
         return fpdu.appendOwn(wire, writer.crcEnabled() ? txCrc : null, token);
     }
