@@ -396,7 +396,7 @@ class DrivableEventLoopTest {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), TimeUnit.SECONDS.toNanos(30),
                 observed(new AtomicInteger(), context -> {
                     // a pass of the spinning I/O thread, held while the application tries to drive
-                    if (!context.canBlock() && loop0(ioThread) && hold.compareAndSet(true, false)) {
+                    if (!context.canBlock() && isCurrent(ioThread) && hold.compareAndSet(true, false)) {
                         holding.countDown();
                         try {
                             release.await(WAIT_SECONDS, TimeUnit.SECONDS);
@@ -422,18 +422,17 @@ class DrivableEventLoopTest {
             assertThat(System.nanoTime()).as("the I/O thread stops spinning").isLessThan(deadline);
             Thread.onSpinWait();
         }
-        // a task queued now waits for the application's drive (the pause is the stimulus, not a
-        // wait for an event)
+        // a task queued now does not wake it (it is out for 30 s): the application's drive runs it
         AtomicReference<Thread> ranOn = new AtomicReference<>();
         loop.execute(() -> ranOn.set(Thread.currentThread()));
-        Thread.sleep(200);
         assertThat(ranOn.get()).as("not run by the I/O thread").isNull();
+        assertThat(ioThread.get().getState()).as("still parked").isEqualTo(Thread.State.TIMED_WAITING);
         takeOver(loop);
         assertThat(ranOn.get()).isSameAs(Thread.currentThread());
     }
 
     /** Whether the running thread is the one recorded (the loop's I/O thread, once known). */
-    private static boolean loop0(AtomicReference<Thread> ioThread) {
+    private static boolean isCurrent(AtomicReference<Thread> ioThread) {
         return Thread.currentThread() == ioThread.get();
     }
 
@@ -632,10 +631,10 @@ class DrivableEventLoopTest {
     void aTaskLateInTheQuietPeriodStartsTheQuietPeriodAgain() throws Exception {
         DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(1));
         long quietNanos = TimeUnit.MILLISECONDS.toNanos(400);
-        loop.shutdownGracefully(quietNanos, TimeUnit.SECONDS.toNanos(WAIT_SECONDS), TimeUnit.NANOSECONDS);
-        Thread.sleep(250); // the stimulus: a task well into the quiet period, not a wait for an event
         AtomicLong ranAt = new AtomicLong();
-        loop.execute(() -> ranAt.set(System.nanoTime()));
+        // a task well into the quiet period: the loop's own timer brings it there
+        loop.schedule(() -> ranAt.set(System.nanoTime()), 250, TimeUnit.MILLISECONDS);
+        loop.shutdownGracefully(quietNanos, TimeUnit.SECONDS.toNanos(WAIT_SECONDS), TimeUnit.NANOSECONDS);
         assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(ranAt.get()).as("the task ran").isNotZero();
         assertThat(System.nanoTime() - ranAt.get()).as("a whole quiet period after it").isGreaterThanOrEqualTo(quietNanos);
