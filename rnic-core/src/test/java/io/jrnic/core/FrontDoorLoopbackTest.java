@@ -279,6 +279,14 @@ class FrontDoorLoopbackTest extends LoopbackFixture {
     }
 
     @Test
+    void destroyingAConnectedQueuePairCompletesItsConnectionWithError() throws Exception {
+        Pair p = connect(new ConnectionSettings());
+        p.qpA().close(); // Destroy QP in RTS: no Idle or Error follows, the stage completes anyway
+        assertThat(p.active().closed().toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS))
+                .isEqualTo(QpState.ERROR);
+    }
+
+    @Test
     void abortCompletesWithErrorAndTheRnicCloseCompletesTheRest() throws Exception {
         Pair p = connect(new ConnectionSettings());
         assertThat(p.active().abort().toCompletableFuture().get(WAIT_SECONDS, TimeUnit.SECONDS))

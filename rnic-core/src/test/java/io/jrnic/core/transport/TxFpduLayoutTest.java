@@ -61,6 +61,40 @@ class TxFpduLayoutTest {
     }
 
     @Test
+    void fpdusThatFillTheOwnLimitExactlyAllFit() {
+        int payload = 64 - HEADER - TRAILER; // 64 own bytes per FPDU: OWN_LIMIT / 64 of them fill it
+        TxFpdu message = pool.take();
+        int packed = 0;
+        while (message.fits(HEADER + payload + TRAILER)) {
+            append(message, payload);
+            packed++;
+        }
+        assertThat(packed).isEqualTo(TxFpdu.OWN_LIMIT / 64);
+    }
+
+    @Test
+    void aMessageWrittenWholeReportsItsLastToken() {
+        java.util.List<Long> reported = new java.util.ArrayList<>();
+        TxFpdu.Pool reporting = new TxFpdu.Pool((token, fpdus) -> reported.add(token));
+        for (long token : new long[] {0, 7}) { // 0 is a token too; negative ones are none
+            TxFpdu message = reporting.take();
+            message.ownRoom(16);
+            message.appendOwn(16, null, -1);
+            message.ownRoom(16);
+            message.appendOwn(16, null, token);
+            message.finish();
+            for (ByteBuffer b : message.nioBuffers()) {
+                if (b == null) {
+                    break;
+                }
+                b.position(b.limit()); // what the socket's write does to the views
+            }
+            message.release();
+        }
+        assertThat(reported).containsExactly(0L, 7L);
+    }
+
+    @Test
     void onlyTheWritersOctetsAndCopiedPiecesCountAsOwnBytes() {
         MemorySegment scratch = arena.allocate(HEADER + TRAILER);
         MemorySegment small = arena.allocate(TxFpdu.SMALL_PAYLOAD_COPY_LIMIT);
