@@ -4,6 +4,7 @@ import io.jrnic.bench.demo.CodecDemo;
 import io.jrnic.bench.perftest.DevInfo;
 import io.jrnic.bench.perftest.Perftest;
 import io.jrnic.bench.perftest.PerftestTest;
+import io.jrnic.bench.probe.CrossCoreCopy;
 import io.jrnic.bench.rping.Rping;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -68,7 +69,10 @@ public final class Main {
                     "librdmacm's rping, wire-compatible with Linux siw; neither -s nor -c: both ends over loopback",
                     Main::runRping),
             new Command("devinfo", "[-v]", "the RNIC's attributes in ibv_devinfo's layout (-v: all of them)",
-                    (args, out) -> DevInfo.run(args, out, System.err))));
+                    (args, out) -> DevInfo.run(args, out, System.err)),
+            new Command("copy-probe", "[seconds]",
+                    "the machine, not jrnic: core-to-core copy rate every 0.5 s (is it in its fast or slow state?)",
+                    Main::runCopyProbe)));
         for (PerftestTest test : PerftestTest.values()) {
             list.add(new Command(test.command(), "[SERVER] [-s size] [-n iters|-D secs] [-a] [--loopback] [--json] ...",
                     "perftest's " + test.command() + (test.perftestInterop() ? " (interoperates with Linux perftest -R)"
@@ -187,6 +191,27 @@ public final class Main {
         }
         return new CodecDemo(out).run(seed);
     }
+
+    /** Runs {@link CrossCoreCopy} for the seconds given (default {@value #COPY_PROBE_SECONDS}). */
+    private static int runCopyProbe(String[] args, PrintStream out) throws InterruptedException {
+        if (args.length > 1) {
+            throw new UsageException("copy-probe takes at most one argument, the seconds; got " + args.length);
+        }
+        int seconds;
+        try {
+            seconds = args.length == 1 ? Integer.parseInt(args[0]) : COPY_PROBE_SECONDS;
+        } catch (NumberFormatException e) {
+            throw new UsageException("copy-probe seconds must be an integer, was '" + args[0] + "'");
+        }
+        if (seconds < 1 || seconds > 3600) {
+            throw new UsageException("copy-probe seconds must be in [1, 3600], was " + seconds);
+        }
+        CrossCoreCopy.run(seconds, out);
+        return EXIT_OK;
+    }
+
+    /** Seconds {@code copy-probe} runs when none are given. */
+    static final int COPY_PROBE_SECONDS = 20;
 
     /**
      * Runs {@link Rping}; its usage errors become this tool's usage errors. Its failures go to

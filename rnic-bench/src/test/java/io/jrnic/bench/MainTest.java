@@ -64,6 +64,23 @@ class MainTest {
     }
 
     @Test
+    void copyProbePrintsARatePerHalfSecondAndItsSummary() throws Exception {
+        int code = Main.run(new String[] {"copy-probe", "1"}, out, err);
+
+        assertThat(code).isEqualTo(Main.EXIT_OK);
+        assertThat(out()).containsPattern("(?m)^ +0\\.[0-9] s +[0-9]+\\.[0-9]{2} GB/s$")
+                .containsPattern("copy-probe: [0-9]+ rates, lowest [0-9.]+, median [0-9.]+, highest [0-9.]+ GB/s");
+    }
+
+    @Test
+    void copyProbeRejectsSecondsOutOfRange() throws Exception {
+        assertThat(Main.run(new String[] {"copy-probe", "0"}, out, err)).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("copy-probe seconds must be in [1, 3600], was 0");
+        assertThat(Main.run(new String[] {"copy-probe", "x"}, out, err)).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("copy-probe seconds must be an integer, was 'x'");
+    }
+
+    @Test
     void helpListsCommandsOnStdout() throws Exception {
         for (String help : new String[] {"help", "-h", "--help"}) {
             outBytes.reset();

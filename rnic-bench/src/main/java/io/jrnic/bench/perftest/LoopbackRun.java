@@ -1,8 +1,6 @@
 package io.jrnic.bench.perftest;
 
 import io.jrnic.api.IoMode;
-import io.jrnic.bench.transport.RnicPair;
-
 import io.jrnic.bench.transport.MessageOptions;
 import io.jrnic.bench.transport.MessageStream;
 import io.jrnic.bench.transport.OneSidedOperation;
@@ -12,12 +10,15 @@ import io.jrnic.bench.transport.TcpPingPong;
 import io.jrnic.bench.transport.Transport;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayList;
+import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
- * {@code --loopback}: the test between two RNICs in this JVM over 127.0.0.1, then the same test
- * over raw TCP in this process, both through the benchmark harness of
+ * {@code --loopback}: the test between two RNICs in this JVM over 127.0.0.1 and the same test
+ * over raw TCP in this process, taking turns in slices of {@code --slice-ms} ({@link Turns}: the
+ * machine's speed changes between seconds, and turns give both the same mix), both through the
+ * benchmark harness of
  * {@link io.jrnic.bench.transport} (docs/benchmarks.md), so that the ratio is the one the JMH
  * benchmarks measure:
  *
@@ -60,8 +61,11 @@ final class LoopbackRun {
      * @param tcp   the raw-TCP row (blocking ping-pong, per-write stream)
      * @param floor the raw-TCP floor with {@code --baseline} (busy-polling ping-pong, packed
      *              stream), else null
+     * @param ratios      the RNIC's figure over TCP's in each round of turns, sorted (rate for
+     *                    bandwidth, median for latency)
+     * @param floorRatios the same against the floor, or null without {@code --baseline}
      */
-    record Rows<T>(T rnic, T tcp, T floor) {
+    record Rows<T>(T rnic, T tcp, T floor, double[] ratios, double[] floorRatios) {
     }
 
     /**
@@ -96,28 +100,114 @@ final class LoopbackRun {
         return test.latency() && !test.halfRoundTrip();
     }
 
-    /** Latency of one size, RNIC then TCP (then, with {@code --baseline}, the busy-polling TCP floor). */
+    /**
+     * Latency of one size: the RNIC, TCP (and with {@code --baseline} the busy-polling TCP floor)
+     * taking turns ({@link Turns}).
+     */
     Rows<LatencyResult> latency(int size) throws IOException, InterruptedException {
         boolean crc = options.crc();
         int bytes = fixedSize(test) ? operandSize(test) : size;
-        LatencyResult rnic;
-        PairSettings previous = enterMode();
-        try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
-            rnic = measureLatency(openRnicPingPong(bytes, crc), bytes, p);
+        MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false);
+        List<PingPong> opened = new ArrayList<>(3);
+        boolean measured = false;
+        try {
+            PairSettings previous = enterMode();
+            try {
+                opened.add(openRnicPingPong(bytes, crc));
+            } finally {
+                leaveMode(previous);
+            }
+            opened.add(TcpPingPong.open(messages));
+            if (options.baseline()) {
+                opened.add(TcpPingPong.openBusyPoll(messages));
+            }
+            List<RoundTrips> parts = new ArrayList<>(opened.size());
+            for (PingPong p : opened) {
+                parts.add(new RoundTrips(p));
+            }
+            int n = options.iterations(test);
+            int duration = options.duration();
+            // a warm-up the JIT needs on both transports alike; not recorded
+            int warmUp = duration > 0 ? 1000 : Math.min(2000, Math.max(n / 10, 5));
+            for (PingPong p : opened) {
+                for (int i = 0; i < warmUp; i++) {
+                    p.roundTrip();
+                }
+            }
+            try (Progress p = Progress.start(err, test.command() + " " + bytes + " B, " + turnsLabel())) {
+                new Turns(n, duration, options.sliceMillis(), 1).run(parts, p);
+            }
+            measured = true;
+            for (PingPong p : opened) {
+                p.finish().verified();
+            }
+            LatencyResult rnic = parts.get(0).result(bytes);
+            LatencyResult tcp = parts.get(1).result(bytes);
+            LatencyResult floor = parts.size() > 2 ? parts.get(2).result(bytes) : null;
+            // a round's figure is its median: the RNIC's over the baseline's, as t_typical
+            return new Rows<>(rnic, tcp, floor,
+                    Turns.roundRatios(parts.get(0).sliceValues(), parts.get(1).sliceValues()),
+                    floor == null ? null : Turns.roundRatios(parts.get(0).sliceValues(), parts.get(2).sliceValues()));
         } finally {
-            leaveMode(previous);
-        }
-        LatencyResult tcp;
-        try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
-            tcp = measureLatency(TcpPingPong.open(new MessageOptions(Math.max(8, bytes), crc, false)), bytes, p);
-        }
-        LatencyResult floor = null;
-        if (options.baseline()) {
-            try (Progress p = Progress.start(err, test.command() + " tcp-busy-poll " + bytes + " B")) {
-                floor = measureLatency(TcpPingPong.openBusyPoll(new MessageOptions(Math.max(8, bytes), crc, false)), bytes, p);
+            if (!measured) {
+                for (PingPong p : opened) {
+                    finishQuietly(p);
+                }
             }
         }
-        return new Rows<>(rnic, tcp, floor);
+    }
+
+    private static void finishQuietly(PingPong p) {
+        try {
+            p.finish();
+        } catch (IOException | RuntimeException e) {
+            // the measurement's failure is the one reported
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** What takes turns, for the progress line. */
+    private String turnsLabel() {
+        String who = "rnic, tcp" + (options.baseline() ? " and its floor" : "");
+        return options.sliceMillis() > 0 ? who + " in turns of " + options.sliceMillis() + " ms" : who + " one after the other";
+    }
+
+    /** A ping-pong taking part in turns: every round trip into the run's histogram and the slice's. */
+    private final class RoundTrips extends Turns.Part {
+        private final Histogram all;
+        private final Histogram slice;
+
+        RoundTrips(PingPong pingPong) {
+            this(pingPong, LatencyResult.newHistogram(), LatencyResult.newHistogram());
+        }
+
+        private RoundTrips(PingPong pingPong, Histogram all, Histogram slice) {
+            super(() -> {
+                long t0 = System.nanoTime();
+                pingPong.roundTrip();
+                long t = Math.max(1, System.nanoTime() - t0);
+                all.recordValue(t);
+                slice.recordValue(t);
+            }, () -> {
+            });
+            this.all = all;
+            this.slice = slice;
+        }
+
+        @Override
+        void sliceStarts() {
+            slice.reset();
+        }
+
+        @Override
+        double sliceValue(long iterations, long nanos) {
+            return slice.getTotalCount() == 0 ? 0 : slice.getValueAtPercentile(50);
+        }
+
+        LatencyResult result(int bytes) {
+            return LatencyResult.of(bytes, all, test.halfRoundTrip());
+        }
     }
 
     private PingPong openRnicPingPong(int bytes, boolean crc) throws IOException {
@@ -133,65 +223,164 @@ final class LoopbackRun {
         };
     }
 
-    private LatencyResult measureLatency(PingPong pingPong, int bytes, Progress progress)
-            throws IOException, InterruptedException {
-        Histogram h = LatencyResult.newHistogram();
-        try {
-            int n = options.iterations(test);
-            int duration = options.duration();
-            // a warm-up the JIT needs on both transports alike; not recorded
-            int warmUp = duration > 0 ? 1000 : Math.min(2000, Math.max(n / 10, 5));
-            for (int i = 0; i < warmUp; i++) {
-                pingPong.roundTrip();
-            }
-            long end = duration > 0 ? System.nanoTime() + TimeUnit.SECONDS.toNanos(duration) : 0;
-            long done = 0;
-            while (duration > 0 ? System.nanoTime() - end < 0 : done < n) {
-                long t0 = System.nanoTime();
-                pingPong.roundTrip();
-                h.recordValue(Math.max(1, System.nanoTime() - t0));
-                done++;
-                progress.tick();
-            }
-        } finally {
-            pingPong.finish().verified();
-        }
-        return LatencyResult.of(bytes, h, test.halfRoundTrip());
-    }
-
     /**
-     * Bandwidth of one size, RNIC then TCP (then, with {@code --baseline}, the packed TCP stream). With {@code -q N} the test runs N connections of each
-     * (N RNIC pairs, N TCP streams) and posts to them in turn, as perftest's run_iter_bw serves its
-     * QPs; with {@code -n} each connection carries n messages, as each of perftest's QPs does.
+     * Bandwidth of one size: the RNIC, TCP (and with {@code --baseline} the packed TCP stream)
+     * taking turns ({@link Turns}). With {@code -q N} each runs N connections (N RNIC pairs, N TCP
+     * streams) and posts to them in turn, as perftest's run_iter_bw serves its QPs; with {@code -n}
+     * each connection carries n messages, as each of perftest's QPs does.
      */
     Rows<BandwidthResult> bandwidth(int size) throws IOException, InterruptedException {
         boolean crc = options.crc();
         int bytes = test == PerftestTest.ATOMIC_BW ? 8 : size;
         MessageOptions messages = new MessageOptions(Math.max(8, bytes), crc, false, options.postList());
         int q = options.qps();
-        BandwidthResult rnic;
-        PairSettings previous = enterMode();
-        try (Progress p = Progress.start(err, test.command() + " rnic " + bytes + " B")) {
-            rnic = switch (test) {
-                case WRITE_BW -> measureStreams(openStreams(Transport.RNIC_WRITE, messages, q), bytes, p);
-                case SEND_BW -> measureStreams(openStreams(Transport.RNIC_SEND, messages, q), bytes, p);
-                case READ_BW, ATOMIC_BW -> measureOneSided(openOneSided(bytes, crc, q), bytes, p);
-                default -> throw new IllegalStateException("not a bandwidth test: " + test);
-            };
+        List<Connections> parts = new ArrayList<>(3);
+        boolean measured = false;
+        try {
+            PairSettings previous = enterMode();
+            try {
+                parts.add(switch (test) {
+                    case WRITE_BW -> new Streams(openStreams(Transport.RNIC_WRITE, messages, q));
+                    case SEND_BW -> new Streams(openStreams(Transport.RNIC_SEND, messages, q));
+                    case READ_BW, ATOMIC_BW -> new OneSided(openOneSided(bytes, crc, q));
+                    default -> throw new IllegalStateException("not a bandwidth test: " + test);
+                });
+            } finally {
+                leaveMode(previous);
+            }
+            parts.add(new Streams(openStreams(Transport.TCP, messages, q)));
+            if (options.baseline()) {
+                parts.add(new Streams(openStreams(Transport.TCP_PACKED, messages, q)));
+            }
+            // -n per connection, as each of perftest's QPs runs n iterations
+            int n = options.iterations(test) * q;
+            int duration = options.duration();
+            int warmUp = duration > 0 ? 1000 : Math.max(n / 10, 1);
+            for (Connections part : parts) {
+                for (int i = 0; i < warmUp; i++) {
+                    part.step();
+                }
+                part.settle();
+            }
+            long stride = duration > 0 ? 256 : Math.max(1, Math.min(1024, n / 20));
+            try (Progress p = Progress.start(err, test.command() + " " + bytes + " B, " + turnsLabel())) {
+                new Turns(n, duration, options.sliceMillis(), stride).run(parts, p);
+            }
+            measured = true;
+            for (Connections part : parts) {
+                part.finish();
+            }
+            BandwidthResult rnic = parts.get(0).result(bytes, stride);
+            BandwidthResult tcp = parts.get(1).result(bytes, stride);
+            BandwidthResult floor = parts.size() > 2 ? parts.get(2).result(bytes, stride) : null;
+            return new Rows<>(rnic, tcp, floor,
+                    Turns.roundRatios(parts.get(0).sliceValues(), parts.get(1).sliceValues()),
+                    floor == null ? null : Turns.roundRatios(parts.get(0).sliceValues(), parts.get(2).sliceValues()));
         } finally {
-            leaveMode(previous);
-        }
-        BandwidthResult tcp;
-        try (Progress p = Progress.start(err, test.command() + " tcp " + bytes + " B")) {
-            tcp = measureStreams(openStreams(Transport.TCP, messages, q), bytes, p);
-        }
-        BandwidthResult floor = null;
-        if (options.baseline()) {
-            try (Progress p = Progress.start(err, test.command() + " tcp-packed " + bytes + " B")) {
-                floor = measureStreams(openStreams(Transport.TCP_PACKED, messages, q), bytes, p);
+            if (!measured) {
+                for (Connections part : parts) {
+                    part.abandon();
+                }
             }
         }
-        return new Rows<>(rnic, tcp, floor);
+    }
+
+    /**
+     * The connections of one transport taking part in turns: each step sends on the next one (round
+     * robin); a slice settles by handing over what they hold and waiting for their completions.
+     * A slice's figure is its message rate.
+     */
+    private abstract static class Connections extends Turns.Part {
+        Connections(Turns.Step step, Turns.Step settle) {
+            super(step, settle);
+        }
+
+        @Override
+        double sliceValue(long iterations, long nanos) {
+            return nanos > 0 ? iterations * 1e9 / nanos : 0;
+        }
+
+        BandwidthResult result(int bytes, long stride) {
+            return BandwidthResult.of(bytes, done, elapsedNanos, bestStrideNanos, stride);
+        }
+
+        /** Ends every connection and checks what arrived. */
+        abstract void finish() throws IOException, InterruptedException;
+
+        /** Releases every connection after a failure, which stays the one reported. */
+        abstract void abandon();
+    }
+
+    /** {@link MessageStream}s: the RNIC's Write or Send streams, TCP's streams. */
+    private static final class Streams extends Connections {
+        private final MessageStream[] streams;
+
+        Streams(MessageStream[] streams) {
+            this(streams, new RoundRobin(streams.length));
+        }
+
+        private Streams(MessageStream[] streams, RoundRobin turn) {
+            // the settle hands over what a packing stream still holds and waits for the RNIC's
+            // completions, so the slice's clock stops after it
+            super(() -> streams[turn.next()].send(), () -> {
+                for (MessageStream s : streams) {
+                    s.flush();
+                }
+            });
+            this.streams = streams;
+        }
+
+        @Override
+        void finish() throws IOException, InterruptedException {
+            for (MessageStream s : streams) {
+                s.finish().verified();
+            }
+        }
+
+        @Override
+        void abandon() {
+            finishAll(streams, new IOException("bandwidth run failed"));
+        }
+    }
+
+    /** {@link OneSidedStream}s: the RNIC's Reads or FetchAdds. */
+    private static final class OneSided extends Connections {
+        private final OneSidedStream[] streams;
+
+        OneSided(OneSidedStream[] streams) {
+            this(streams, new RoundRobin(streams.length));
+        }
+
+        private OneSided(OneSidedStream[] streams, RoundRobin turn) {
+            super(() -> streams[turn.next()].next(), () -> {
+                for (OneSidedStream s : streams) {
+                    s.drain();
+                }
+            });
+            this.streams = streams;
+        }
+
+        @Override
+        void finish() throws IOException {
+            boolean finished = false;
+            try {
+                for (OneSidedStream s : streams) {
+                    s.finish();
+                }
+                finished = true;
+            } finally {
+                if (!finished) {
+                    abandon();
+                }
+            }
+        }
+
+        @Override
+        void abandon() {
+            for (OneSidedStream s : streams) {
+                s.close();
+            }
+        }
     }
 
     private static MessageStream[] openStreams(Transport transport, MessageOptions messages, int q) throws IOException {
@@ -240,12 +429,6 @@ final class LoopbackRun {
         }
     }
 
-    /** A sending step: the stream's send or the one-sided window's next. */
-    @FunctionalInterface
-    private interface Step {
-        void run() throws IOException;
-    }
-
     /** Round robin over the connections: the next one takes the next message. */
     private static final class RoundRobin {
         private final int count;
@@ -260,84 +443,5 @@ final class LoopbackRun {
             next = i + 1 == count ? 0 : i + 1;
             return i;
         }
-    }
-
-    private BandwidthResult measureStreams(MessageStream[] streams, int bytes, Progress progress)
-            throws IOException, InterruptedException {
-        RoundRobin turn = new RoundRobin(streams.length);
-        boolean measured = false;
-        try {
-            // the drain hands over what a packing stream still holds, so the clock stops after it
-            BandwidthResult r = measure(() -> streams[turn.next()].send(), () -> {
-                for (MessageStream s : streams) {
-                    s.flush();
-                }
-            }, bytes, streams.length, progress);
-            measured = true;
-            for (MessageStream s : streams) {
-                s.finish().verified();
-            }
-            return r;
-        } finally {
-            if (!measured) {
-                finishAll(streams, new IOException("bandwidth run failed"));
-            }
-        }
-    }
-
-    private BandwidthResult measureOneSided(OneSidedStream[] streams, int bytes, Progress progress) throws IOException {
-        RoundRobin turn = new RoundRobin(streams.length);
-        boolean finished = false;
-        try {
-            BandwidthResult r = measure(() -> streams[turn.next()].next(), () -> {
-                for (OneSidedStream s : streams) {
-                    s.drain();
-                }
-            }, bytes, streams.length, progress);
-            finished = true;
-            for (OneSidedStream s : streams) {
-                s.finish();
-            }
-            return r;
-        } finally {
-            if (!finished) {
-                for (OneSidedStream s : streams) {
-                    s.close();
-                }
-            }
-        }
-    }
-
-    private BandwidthResult measure(Step step, Step drain, int bytes, int connections, Progress progress)
-            throws IOException {
-        // -n per connection, as each of perftest's QPs runs n iterations
-        int n = options.iterations(test) * connections;
-        int duration = options.duration();
-        int warmUp = duration > 0 ? 1000 : Math.max(n / 10, 1);
-        for (int i = 0; i < warmUp; i++) {
-            step.run();
-        }
-        drain.run();
-        long stride = duration > 0 ? 256 : Math.max(1, Math.min(1024, n / 20));
-        long start = System.nanoTime();
-        long end = duration > 0 ? start + TimeUnit.SECONDS.toNanos(duration) : 0;
-        long strideStart = start;
-        long best = 0;
-        long done = 0;
-        while (duration > 0 ? System.nanoTime() - end < 0 : done < n) {
-            step.run();
-            done++;
-            progress.tick();
-            if (done % stride == 0) {
-                long now = System.nanoTime();
-                if (best == 0 || now - strideStart < best) {
-                    best = now - strideStart;
-                }
-                strideStart = now;
-            }
-        }
-        drain.run();
-        long elapsed = System.nanoTime() - start;
-        return BandwidthResult.of(bytes, done, elapsed, best, stride);
     }
 }

@@ -151,6 +151,12 @@ public final class Perftest {
         }
     }
 
+    private static void printIfAny(PrintStream out, String line) {
+        if (line != null) {
+            out.println(line);
+        }
+    }
+
     private static int loopback(PerftestTest test, PerftestOptions options, PrintStream out, PrintStream err)
             throws Exception {
         if (options.inlineSize() >= 0) {
@@ -158,7 +164,8 @@ public final class Perftest {
             err.println(test.command() + ": -I applies to a client or server; --loopback posts without inline data");
         }
         LoopbackRun run = new LoopbackRun(test, options, err);
-        String how = "jrnic loopback over 127.0.0.1 beside raw TCP" + (options.baseline() ? " and its floor" : "") + ", "
+        String how = "jrnic loopback over 127.0.0.1 beside raw TCP" + (options.baseline() ? " and its floor" : "")
+                + (options.sliceMillis() > 0 ? ", in turns of " + options.sliceMillis() + " ms" : ", one after the other") + ", "
                 + options.mode().label() + " mode, MPA CRC " + (options.crc() ? "on" : "off");
         List<String> rows = new ArrayList<>();
         String json = null;
@@ -181,7 +188,11 @@ public final class Perftest {
                     out.println(Report.latRow(r.tcp(), Report.TCP));
                     out.println(Report.latRatio(r.rnic(), r.tcp()));
                 }
+                printIfAny(out, Report.roundRatios(r.ratios(), Report.TCP, "t_typical", options.sliceMillis()));
+                printIfAny(out, Report.roundRatios(r.floorRatios(), Report.TCP_BUSY_POLL, "t_typical", options.sliceMillis()));
                 json = Report.latJson(test, options.mode().label(), options.crc(), r.rnic(), r.tcp(), r.floor());
+                json = Report.withRounds(Report.withRounds(json, "rounds_p50", r.ratios()), "rounds_p50_busy_poll",
+                        r.floorRatios());
             } else {
                 LoopbackRun.Rows<BandwidthResult> r = run.bandwidth(size);
                 boolean gbits = options.reportGbits();
@@ -196,8 +207,11 @@ public final class Perftest {
                     out.println(Report.bwRow(r.tcp(), gbits, Report.TCP));
                     out.println(Report.bwRatio(r.rnic(), r.tcp()));
                 }
+                printIfAny(out, Report.roundRatios(r.ratios(), Report.TCP, "BW", options.sliceMillis()));
+                printIfAny(out, Report.roundRatios(r.floorRatios(), Report.TCP_PACKED, "BW", options.sliceMillis()));
                 json = Report.bwJson(test, options.qps(), options.mode().label(), options.crc(), r.rnic(), r.tcp(),
                         r.floor());
+                json = Report.withRounds(Report.withRounds(json, "rounds", r.ratios()), "rounds_packed", r.floorRatios());
             }
             out.flush();
         }

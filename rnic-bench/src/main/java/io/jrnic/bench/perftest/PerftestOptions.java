@@ -25,6 +25,8 @@ public final class PerftestOptions {
     public static final int MAX_INLINE_OPTION = 912;
     /** Largest {@code --polling-spin-us}: one second (a longer spin is a busy-polling I/O thread). */
     public static final long MAX_POLLING_SPIN_MICROS = 1_000_000;
+    /** Largest {@code --slice-ms}: one minute (longer turns are runs one after the other). */
+    public static final int MAX_SLICE_MILLIS = 60_000;
 
     /** How the data path waits for completions: {@code --mode}. */
     public enum Mode {
@@ -133,6 +135,11 @@ public final class PerftestOptions {
             + " RNIC's ratio to it (latency: TCP ping-pong busy-polling non-blocking sockets; bandwidth: TCP stream packing"
             + " the messages into 64 KiB writes)")
     boolean baseline;
+
+    @Option(names = "--slice-ms", paramLabel = "MS", description = "with --loopback: the RNIC and raw TCP take turns of MS"
+            + " milliseconds, so that both see the machine's changing speed alike (default " + Turns.DEFAULT_SLICE_MILLIS
+            + "; 0: one after the other)")
+    Integer sliceMillis;
 
     @Option(names = "--json", description = "one JSON object on the last line of stdout")
     boolean json;
@@ -290,6 +297,14 @@ public final class PerftestOptions {
         return baseline;
     }
 
+    /**
+     * {@return the length of a loopback run's turns ({@code --slice-ms}) in milliseconds; 0 runs the
+     * RNIC, then TCP, each to its end}
+     */
+    public int sliceMillis() {
+        return sliceMillis == null ? Turns.DEFAULT_SLICE_MILLIS : sliceMillis;
+    }
+
     /** {@return whether the last line of stdout is a JSON object ({@code --json})} */
     public boolean json() {
         return json;
@@ -355,6 +370,12 @@ public final class PerftestOptions {
         }
         if (baseline && !loopback) {
             throw new IllegalArgumentException("--baseline measures raw TCP beside the RNIC in this JVM: it needs --loopback");
+        }
+        if (sliceMillis != null && (sliceMillis < 0 || sliceMillis > MAX_SLICE_MILLIS)) {
+            throw new IllegalArgumentException("--slice-ms " + sliceMillis + ": must be in [0, " + MAX_SLICE_MILLIS + "]");
+        }
+        if (sliceMillis != null && !loopback) {
+            throw new IllegalArgumentException("--slice-ms sets the turns of the RNIC and raw TCP in this JVM: it needs --loopback");
         }
         if (loopback && server != null) {
             throw new IllegalArgumentException("--loopback takes no server address");

@@ -119,6 +119,44 @@ public final class Report {
                 ratio(rnic.avgBytesPerS(), base.avgBytesPerS()));
     }
 
+    /**
+     * The line of a loopback run's per-round ratios: each round of turns ({@code --slice-ms}) gives
+     * one, the RNIC's slice over the baseline's (rate for bandwidth, median for latency); their
+     * median and range show how much the machine moved during the run.
+     *
+     * @param sorted     the ratios, ascending
+     * @param label      the baseline's label ({@link #TCP}, {@link #TCP_BUSY_POLL}, {@link #TCP_PACKED})
+     * @param what       what the figures are ({@code "BW"}, {@code "t_typical"})
+     * @param sliceMillis the slice length
+     * @return the line, or null when there are fewer than two rounds (each part ran in one slice:
+     *         one after the other, and the ratio line says it all)
+     */
+    public static String roundRatios(double[] sorted, String label, String what, int sliceMillis) {
+        if (sorted == null || sorted.length < 2) {
+            return null;
+        }
+        return String.format(Locale.ROOT, " rounds rnic/%s: %s median %.2fx, %.2f-%.2fx over %d rounds of %d ms", label, what,
+                Turns.median(sorted), sorted[0], sorted[sorted.length - 1], sorted.length, sliceMillis);
+    }
+
+    /**
+     * Appends a JSON member of per-round ratios: {@code "name": {"median": m, "min": a, "max": b,
+     * "rounds": n}}, or nothing with fewer than two rounds.
+     *
+     * @param json   a JSON object's text, ending with its closing brace
+     * @param name   the member's name
+     * @param sorted the ratios, ascending, or null
+     * @return the object with the member
+     */
+    public static String withRounds(String json, String name, double[] sorted) {
+        if (sorted == null || sorted.length < 2) {
+            return json;
+        }
+        return json.substring(0, json.length() - 1) + ", \"" + name + "\": {\"median\": " + num(Turns.median(sorted))
+                + ", \"min\": " + num(sorted[0]) + ", \"max\": " + num(sorted[sorted.length - 1]) + ", \"rounds\": "
+                + sorted.length + "}}";
+    }
+
     static double ratio(double a, double b) {
         return b == 0 ? 0 : a / b;
     }

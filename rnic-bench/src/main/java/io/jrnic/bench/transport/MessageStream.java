@@ -36,8 +36,10 @@ public interface MessageStream {
     /**
      * Hands to the transport every message that {@link #send()} accepted but this stream still
      * holds back. Streams that hand each message over in {@code send()} have nothing to do (the
-     * default); {@link TcpPackedStream} writes its partly filled batch. A caller that times a
-     * bounded number of sends calls it before stopping the clock; {@link #finish()} calls it too.
+     * default); {@link TcpPackedStream} writes its partly filled batch; {@link RnicMessageStream}
+     * posts its staged list and waits for its signaled completions (the RNIC's "handed to the
+     * LLP"). A caller that times a bounded number of sends calls it before stopping the clock;
+     * {@link #finish()} calls it too.
      *
      * @throws IOException if the transport failed
      */

@@ -217,6 +217,20 @@ public final class RnicMessageStream implements MessageStream {
         }
     }
 
+    /**
+     * Posts the staged work requests and waits until every signaled one has completed: all but the
+     * last few (fewer than {@value #SIGNAL_EVERY}, unsignaled) messages are then handed to the LLP
+     * (RFC 5040 §5.1), so a caller that stops its clock after this has timed them.
+     */
+    @Override
+    public void flush() throws IOException {
+        postStaged();
+        wait.reset();
+        while (sent - completed >= SIGNAL_EVERY) {
+            poll();
+        }
+    }
+
     /** Hands the staged work requests to the QP: one post for the whole list. */
     private void postStaged() throws IOException {
         if (stagedCount == 0) {

@@ -103,6 +103,30 @@ class PerftestCommandTest {
     }
 
     @Test
+    void shortSlicesMakeTheRnicAndTcpTakeTurnsAndPrintTheRoundRatios() {
+        Pattern rounds = Pattern.compile("\\{\"median\": " + NUM + ", \"min\": " + NUM + ", \"max\": " + NUM
+                + ", \"rounds\": [0-9]+}");
+        Run lat = run(PerftestTest.WRITE_LAT, "--loopback", "-n", "3000", "--slice-ms", "1", "--json");
+        assertThat(lat.code()).as(lat.err()).isZero();
+        assertThat(lat.out()).contains("in turns of 1 ms").containsPattern(
+                " rounds rnic/tcp: t_typical median " + NUM + "x, " + NUM + "-" + NUM + "x over [0-9]+ rounds of 1 ms");
+        assertThat(lat.lastLine()).matches(".*, \"rounds_p50\": " + rounds + "}");
+
+        Run bw = run(PerftestTest.WRITE_BW, "--loopback", "-n", "20000", "-s", "256", "--slice-ms", "1", "--json");
+        assertThat(bw.code()).as(bw.err()).isZero();
+        assertThat(bw.out()).containsPattern(" rounds rnic/tcp: BW median " + NUM + "x, " + NUM + "-" + NUM + "x over");
+        assertThat(bw.lastLine()).contains("\"iterations\": 20000,").matches(".*, \"rounds\": " + rounds + "}");
+    }
+
+    @Test
+    void sliceZeroRunsOneAfterTheOtherWithoutRounds() {
+        Run r = run(PerftestTest.WRITE_BW, "--loopback", "-n", "20000", "-s", "256", "--slice-ms", "0", "--json");
+        assertThat(r.code()).as(r.err()).isZero();
+        assertThat(r.out()).contains("one after the other").doesNotContain(" rounds ");
+        assertThat(r.lastLine()).doesNotContain("rounds");
+    }
+
+    @Test
     void withoutBaselineTheOutputHasNoFloor() {
         Run r = run(PerftestTest.WRITE_LAT, "--loopback", "-n", "20", "--json");
         assertThat(r.code()).as(r.err()).isZero();

@@ -96,6 +96,19 @@ class PerftestOptionsTest {
     }
 
     @Test
+    void sliceIsHalfASecondByDefaultZeroForOneAfterTheOtherAndNeedsLoopback() {
+        assertThat(Perftest.parse(PerftestTest.WRITE_BW, "--loopback").sliceMillis()).isEqualTo(Turns.DEFAULT_SLICE_MILLIS);
+        assertThat(Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "--slice-ms", "0").sliceMillis()).isZero();
+        assertThat(Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "--slice-ms", "60000").sliceMillis()).isEqualTo(60_000);
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "--slice-ms", "-1"))
+                .hasMessageContaining("--slice-ms -1");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "--slice-ms", "60001"))
+                .hasMessageContaining("--slice-ms 60001");
+        assertThatThrownBy(() -> Perftest.parse(PerftestTest.WRITE_BW, "--slice-ms", "100", "host"))
+                .hasMessageContaining("--slice-ms").hasMessageContaining("--loopback");
+    }
+
+    @Test
     void baselineIsOffUnlessAskedFor() {
         assertThat(Perftest.parse(PerftestTest.WRITE_LAT, "--loopback").baseline()).isFalse();
         assertThat(Perftest.parse(PerftestTest.WRITE_BW, "--loopback", "--baseline").baseline()).isTrue();
