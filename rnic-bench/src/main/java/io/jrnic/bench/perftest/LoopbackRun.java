@@ -175,6 +175,7 @@ final class LoopbackRun {
 
     /** A ping-pong taking part in turns: every round trip into the run's histogram and the slice's. */
     private final class RoundTrips extends Turns.Part {
+        private final PingPong pingPong;
         private final Histogram all;
         private final Histogram slice;
 
@@ -191,6 +192,7 @@ final class LoopbackRun {
                 slice.recordValue(t);
             }, () -> {
             });
+            this.pingPong = pingPong;
             this.all = all;
             this.slice = slice;
         }
@@ -198,6 +200,16 @@ final class LoopbackRun {
         @Override
         void sliceStarts() {
             slice.reset();
+        }
+
+        @Override
+        void hold() {
+            pingPong.hold();
+        }
+
+        @Override
+        void release() {
+            pingPong.release();
         }
 
         @Override
@@ -328,6 +340,20 @@ final class LoopbackRun {
                 }
             });
             this.streams = streams;
+        }
+
+        @Override
+        void hold() {
+            for (MessageStream s : streams) {
+                s.hold();
+            }
+        }
+
+        @Override
+        void release() {
+            for (MessageStream s : streams) {
+                s.release();
+            }
         }
 
         @Override

@@ -2,6 +2,7 @@ package io.jrnic.bench.transport;
 
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The idle step of a busy-polling loop: spin, and now and then yield and check a deadline. No
@@ -12,7 +13,13 @@ import java.util.concurrent.TimeUnit;
  * scheduler slice; {@link Thread#yield()} every {@value #YIELD_EVERY} empty polls hands it back
  * while costing nothing when the loop finds work quickly.
  *
- * <p>Thread safety: not thread safe; one per polling thread.
+ * <p>A fixture's own spinning thread (an echo peer, a consumer: the {@link #pause()} callers) can be
+ * held by another thread: between the turns of an interleaved loopback run (perftest's
+ * {@code --slice-ms}) it parks instead of spinning, so that it takes no core from the transport
+ * measured meanwhile and keeps no vCPU awake for it (a busy vCPU wakes a blocked thread several
+ * times faster than an idle one).
+ *
+ * <p>Thread safety: one polling thread; {@link #hold()} and {@link #release()} from any thread.
  */
 public final class BusyWait {
 
@@ -36,6 +43,8 @@ public final class BusyWait {
     private final int yieldEvery;
     private int idle;
     private long deadline;
+    private volatile boolean held;
+    private volatile Thread parked;
 
     /** A wait for loops whose poll is a memory read: yields every {@value #YIELD_EVERY} empty polls. */
     BusyWait() {
@@ -81,7 +90,41 @@ public final class BusyWait {
             Thread.onSpinWait();
         } else {
             Thread.yield();
+            if (held) {
+                awaitRelease();
+            }
         }
+    }
+
+    /**
+     * From any thread: the next {@link #pause()} parks the polling thread until {@link #release()}
+     * (a thread that finds work does not pause, so it finishes what is in flight first).
+     */
+    public void hold() {
+        held = true;
+    }
+
+    /** From any thread: ends a {@link #hold()}, unparking the polling thread if it parked. */
+    public void release() {
+        held = false;
+        Thread t = parked;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Whether the polling thread is parked by a hold (for tests). */
+    boolean parked() {
+        return parked != null;
+    }
+
+    private void awaitRelease() {
+        // publish the thread before the second look at held: release() reads it after clearing held
+        parked = Thread.currentThread();
+        while (held) {
+            LockSupport.park(this);
+        }
+        parked = null;
     }
 
     /**

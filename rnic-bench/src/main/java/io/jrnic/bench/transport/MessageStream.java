@@ -34,6 +34,19 @@ public interface MessageStream {
     void send() throws IOException;
 
     /**
+     * Parks the fixture's own busy-polling threads (an echo peer, a consumer) once they are idle,
+     * until {@link #release()}: between the turns of an interleaved run, so that they neither take a
+     * core from the transport measured meanwhile nor keep a vCPU awake for it. Call it with nothing
+     * in flight. The default has no such thread and does nothing. From the measuring thread.
+     */
+    default void hold() {
+    }
+
+    /** Ends a {@link #hold()}; {@code finish()} works only on a released fixture. */
+    default void release() {
+    }
+
+    /**
      * Hands to the transport every message that {@link #send()} accepted but this stream still
      * holds back. Streams that hand each message over in {@code send()} have nothing to do (the
      * default); {@link TcpPackedStream} writes its partly filled batch; {@link RnicMessageStream}

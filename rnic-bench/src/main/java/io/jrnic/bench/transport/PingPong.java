@@ -28,6 +28,19 @@ public interface PingPong {
     long roundTrip() throws IOException;
 
     /**
+     * Parks the fixture's own busy-polling threads (an echo peer, a consumer) once they are idle,
+     * until {@link #release()}: between the turns of an interleaved run, so that they neither take a
+     * core from the transport measured meanwhile nor keep a vCPU awake for it. Call it with nothing
+     * in flight. The default has no such thread and does nothing. From the measuring thread.
+     */
+    default void hold() {
+    }
+
+    /** Ends a {@link #hold()}; {@code finish()} works only on a released fixture. */
+    default void release() {
+    }
+
+    /**
      * Ends the exchange, waits for the peer to finish, releases all resources, and reports. Call once.
      *
      * @return what both sides received

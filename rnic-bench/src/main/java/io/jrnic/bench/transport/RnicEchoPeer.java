@@ -80,6 +80,17 @@ final class RnicEchoPeer implements Runnable {
     /** Makes the loop end at its next turn. */
     void stop() {
         stopped = true;
+        wait.release();
+    }
+
+    /** Parks the echoing thread once it is idle, until {@link #release()} ({@link BusyWait#hold()}). */
+    void hold() {
+        wait.hold();
+    }
+
+    /** Ends a {@link #hold()}. */
+    void release() {
+        wait.release();
     }
 
     /**

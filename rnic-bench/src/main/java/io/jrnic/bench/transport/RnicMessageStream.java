@@ -303,7 +303,22 @@ public final class RnicMessageStream implements MessageStream {
         }
     }
 
+    @Override
+    public void hold() {
+        if (consumer != null) {
+            consumer.hold();
+        }
+    }
+
+    @Override
+    public void release() {
+        if (consumer != null) {
+            consumer.release();
+        }
+    }
+
     private TransferReport finishSend() throws IOException, InterruptedException {
+        consumer.release();
         postStaged();
         consumer.endAfter(sent);
         consumer.awaitEnd(DRAIN_TIMEOUT);

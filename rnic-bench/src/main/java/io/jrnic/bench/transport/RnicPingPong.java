@@ -237,6 +237,16 @@ public final class RnicPingPong implements PingPong {
     }
 
     @Override
+    public void hold() {
+        echo.hold();
+    }
+
+    @Override
+    public void release() {
+        echo.release();
+    }
+
+    @Override
     public TransferReport finish() throws IOException, InterruptedException {
         if (finished) {
             throw new IllegalStateException("finish() called twice on this ping-pong");

@@ -102,6 +102,17 @@ final class RnicSendConsumer implements Runnable {
     /** Makes the loop end at its next turn, whatever it received (teardown after a failure). */
     void stop() {
         stopped = true;
+        wait.release();
+    }
+
+    /** Parks the consuming thread once it is idle, until {@link #release()} ({@link BusyWait#hold()}). */
+    void hold() {
+        wait.hold();
+    }
+
+    /** Ends a {@link #hold()}. */
+    void release() {
+        wait.release();
     }
 
     /**
@@ -113,7 +124,7 @@ final class RnicSendConsumer implements Runnable {
      */
     void awaitEnd(Duration timeout) throws IOException, InterruptedException {
         if (!thread.join(timeout)) {
-            stopped = true;
+            stop(); // also ends a hold
             thread.join();
             throw new IOException("consumer did not receive " + end + " messages within " + timeout
                     + " (received " + received + ") on " + side);

@@ -113,11 +113,22 @@ public final class TcpMessageStream implements MessageStream {
     }
 
     @Override
+    public void hold() {
+        receiver.hold();
+    }
+
+    @Override
+    public void release() {
+        receiver.release();
+    }
+
+    @Override
     public TransferReport finish() throws IOException, InterruptedException {
         if (finished) {
             throw new IllegalStateException("finish() called twice on this message stream");
         }
         finished = true;
+        receiver.release();
         try {
             // Half-close: the receiver reads everything still in flight, then sees end of stream.
             channel.shutdownOutput();

@@ -69,6 +69,23 @@ abstract class TcpPeer implements Runnable {
         this.spin = channel.isBlocking() ? null : new BusyWait(BusyWait.YIELD_EVERY_SYSCALL);
     }
 
+    /**
+     * Parks a busy-polling peer once it is idle, until {@link #release()} ({@link BusyWait#hold()});
+     * a blocking peer parks in {@code read} anyway.
+     */
+    final void hold() {
+        if (spin != null) {
+            spin.hold();
+        }
+    }
+
+    /** Ends a {@link #hold()}. */
+    final void release() {
+        if (spin != null) {
+            spin.release();
+        }
+    }
+
     /** Starts the peer thread (a daemon, so that a wedged benchmark cannot keep the JVM alive). */
     final void start() {
         thread = Thread.ofPlatform().name(name).daemon().start(this);
@@ -181,7 +198,9 @@ abstract class TcpPeer implements Runnable {
      */
     final void awaitEnd(Duration timeout) throws InterruptedException, IOException {
         if (!thread.join(timeout)) {
-            // Unblocks the peer's read; the peer records the AsynchronousCloseException it gets.
+            // Unblocks the peer's read (and a held peer's park); the peer records the
+            // AsynchronousCloseException it gets.
+            release();
             closeChannel();
             thread.join();
             throw new IllegalStateException(name + " did not reach the end of its stream within " + timeout);

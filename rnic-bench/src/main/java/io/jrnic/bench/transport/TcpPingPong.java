@@ -144,11 +144,22 @@ public final class TcpPingPong implements PingPong {
     }
 
     @Override
+    public void hold() {
+        echo.hold();
+    }
+
+    @Override
+    public void release() {
+        echo.release();
+    }
+
+    @Override
     public TransferReport finish() throws IOException, InterruptedException {
         if (finished) {
             throw new IllegalStateException("finish() called twice on this ping-pong");
         }
         finished = true;
+        echo.release();
         try {
             channel.shutdownOutput();
             echo.awaitEnd(TcpMessageStream.DRAIN_TIMEOUT);

@@ -29,6 +29,9 @@ class TurnsTest {
     /** Which part started each slice, in order. */
     private final List<String> slices = new ArrayList<>();
 
+    /** The holds and releases of the parts' background spinners, in order. */
+    private final List<String> holds = new ArrayList<>();
+
     private final Progress progress = Progress.start(new PrintStream(new ByteArrayOutputStream(), true,
             StandardCharsets.UTF_8), "test");
 
@@ -50,6 +53,16 @@ class TurnsTest {
         @Override
         void sliceStarts() {
             slices.add(name);
+        }
+
+        @Override
+        void hold() {
+            holds.add("hold " + name);
+        }
+
+        @Override
+        void release() {
+            holds.add("release " + name);
         }
 
         @Override
@@ -84,6 +97,36 @@ class TurnsTest {
         // each slice's figure is its rate: 1,000 and 500 steps per second
         assertThat(rnic.sliceValues()).containsExactly(1000.0, 1000.0, 1000.0);
         assertThat(tcp.sliceValues()).containsExactly(500.0, 500.0, 500.0);
+    }
+
+    @Test
+    void eachPartsSpinnersRunOnlyDuringItsOwnSlicesAndAllAreReleasedAtTheEnd() throws IOException {
+        FakePart rnic = new FakePart("rnic", 1, 0);
+        FakePart tcp = new FakePart("tcp", 1, 0);
+
+        turnsByTime(20, 10, 1).run(List.of(rnic, tcp), progress);
+
+        assertThat(holds).containsExactly("hold rnic", "hold tcp",
+                "release rnic", "hold rnic", "release tcp", "hold tcp",
+                "release tcp", "hold tcp", "release rnic", "hold rnic",
+                "release rnic", "release tcp");
+    }
+
+    @Test
+    void aFailedSliceStillReleasesEveryPart() {
+        FakePart tcp = new FakePart("tcp", 1, 0);
+        Turns.Part failing = new Turns.Part(() -> {
+            throw new IOException("connection lost");
+        }, () -> {
+        }) {
+            @Override
+            double sliceValue(long iterations, long nanos) {
+                return 0;
+            }
+        };
+
+        assertThatThrownBy(() -> turnsByTime(10, 5, 1).run(List.of(failing, tcp), progress)).hasMessage("connection lost");
+        assertThat(holds).containsExactly("hold tcp", "release tcp");
     }
 
     @Test
