@@ -8,6 +8,7 @@ import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.VerbsException;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.bench.transport.CompletionWait;
 import io.jrnic.bench.transport.RnicPair;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
@@ -18,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * does not have: two RNICs over 127.0.0.1 ({@link RnicPair}), the active side keeping a window of
  * signaled RDMA Reads (RFC 5040 §4.4) or FetchAdds (RFC 7306 §5.1.1) toward the passive side's
  * region, whose RNIC answers with no application thread. Each {@link #next()} waits for a free
- * slot of the window and posts one more; {@link #drain()} waits for the rest.
+ * slot of the window and posts one more; {@link #drain()} waits for the rest. Waits go through
+ * {@link CompletionWait}: polling, and in event-loop mode blocking after a short spin.
  *
  * <p>Every completion must be SUCCESS with the posted opcode; {@link #finish()} checks that the
  * FetchAdd counter counts every operation, so a lost or doubled atomic fails the run.
@@ -38,6 +40,7 @@ final class OneSidedStream implements AutoCloseable {
     private final int window;
     private final QueuePair qp;
     private final CompletionQueue cq;
+    private final CompletionWait completions;
     private final RnicPair.Region sink;
     private final RnicPair.Region target;
     private final SendWorkRequest wr = new SendWorkRequest(1);
@@ -53,6 +56,7 @@ final class OneSidedStream implements AutoCloseable {
         this.window = window;
         this.qp = pair.active().qp();
         this.cq = pair.active().cq();
+        this.completions = CompletionWait.forRnic(cq, pair.active());
         this.sink = sink;
         this.target = target;
         for (int i = 0; i < batch.length; i++) {
@@ -129,7 +133,7 @@ final class OneSidedStream implements AutoCloseable {
     }
 
     private int poll() throws IOException {
-        int n = cq.poll(batch, 0, batch.length);
+        int n = completions.poll(batch);
         Opcode expected = atomic ? Opcode.ATOMIC_FETCH_ADD : Opcode.RDMA_READ;
         for (int i = 0; i < n; i++) {
             WorkCompletion wc = batch[i];

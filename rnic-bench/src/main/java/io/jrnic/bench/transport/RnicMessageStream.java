@@ -25,8 +25,9 @@ import java.time.Duration;
  * requests are outstanding (the SQ depth); every {@value #SIGNAL_EVERY}th is signaled, and its
  * completion retires it and every earlier one (completions arrive in posting order, Verbs §8.2.2),
  * which frees their slots for reuse: a completed Write or Send has handed its last byte to the LLP
- * (RFC 5040 §5.1), so the source may change. {@link #send()} busy-polls the CQ only while the window
- * is full, so it returns once the message is posted; over an iteration the rate of {@code send()}
+ * (RFC 5040 §5.1), so the source may change. {@link #send()} waits on the CQ only while the window
+ * is full ({@link CompletionWait}: polling, and in event-loop mode blocking after a short spin), so
+ * it returns once the message is posted; over an iteration the rate of {@code send()}
  * is the completion rate to within {@value #WINDOW} messages. With {@link MessageOptions#postList()}
  * {@code n > 1}, {@code send()} stages the work request and every {@code n}th hands the staged ones
  * to the QP in one {@code postSend(wrs, 0, n)} (a doorbell, perftest's {@code --post_list}); staged
@@ -89,6 +90,7 @@ public final class RnicMessageStream implements MessageStream {
     private final ReceiveWorkRequest rr = new ReceiveWorkRequest();
     private final WorkCompletion[] batch = Completions.batch();
     private final BusyWait wait = BusyWait.forRnic();
+    private final CompletionWait completions;
     private final int size;
     private final int remoteStag;
     private final long remoteTo;
@@ -112,6 +114,7 @@ public final class RnicMessageStream implements MessageStream {
         this.consumer = consumer;
         this.qp = pair.active().qp();
         this.cq = pair.active().cq();
+        this.completions = CompletionWait.forRnic(cq, pair.active());
         this.size = options.messageSize();
         RnicPair.Remote peer = pair.active().peer();
         this.remoteStag = peer == null ? 0 : peer.stag();
@@ -263,7 +266,7 @@ public final class RnicMessageStream implements MessageStream {
 
     /** One poll of the sender's CQ: retires signaled work requests, takes credits; idles if empty. */
     private void poll() throws IOException {
-        int n = cq.poll(batch, 0, batch.length);
+        int n = completions.poll(batch);
         if (n == 0) {
             wait.idle("send completions or credits", pair.active());
             return;

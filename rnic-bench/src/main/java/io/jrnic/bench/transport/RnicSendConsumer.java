@@ -11,8 +11,9 @@ import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 
 /**
- * The consuming side of an {@link Transport#RNIC_SEND} stream: a platform thread that busy-polls the
- * passive queue pair's CQ, checks each received message (length, sequence number, and with
+ * The consuming side of an {@link Transport#RNIC_SEND} stream: a platform thread that waits on the
+ * passive queue pair's CQ ({@link CompletionWait}: polling, and in event-loop mode blocking after a
+ * short spin), checks each received message (length, sequence number, and with
  * {@link MessageOptions#verifyPayload()} every pattern byte), re-posts its receive at once, and
  * grants the sender credits (see {@link RnicMessageStream}).
  *
@@ -46,6 +47,7 @@ final class RnicSendConsumer implements Runnable {
     private final RnicPair.Side side;
     private final QueuePair qp;
     private final CompletionQueue cq;
+    private final CompletionWait completions;
     private final MessageOptions options;
     private final int size;
     private final RnicPair.Region buffers;
@@ -77,6 +79,7 @@ final class RnicSendConsumer implements Runnable {
         this.side = side;
         this.qp = side.qp();
         this.cq = side.cq();
+        this.completions = CompletionWait.forRnic(cq, side);
         this.options = options;
         this.size = options.messageSize();
         this.buffers = side.register((long) RECEIVES * size);
@@ -148,7 +151,7 @@ final class RnicSendConsumer implements Runnable {
     public void run() {
         try {
             while (received < end && !stopped) {
-                int n = cq.poll(batch, 0, batch.length);
+                int n = completions.poll(batch);
                 if (n == 0) {
                     wait.pause();
                     continue;
