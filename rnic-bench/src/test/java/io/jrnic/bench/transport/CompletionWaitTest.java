@@ -142,6 +142,28 @@ class CompletionWaitTest {
     }
 
     @Test
+    void forRnicBlocksInEventLoopModeOnly() throws IOException {
+        io.jrnic.api.IoMode before = RnicPair.ioMode();
+        try {
+            RnicPair.ioMode(io.jrnic.api.IoMode.EVENT_LOOP);
+            CompletionWait eventLoop = CompletionWait.forRnic(cq, "side");
+            RnicPair.ioMode(io.jrnic.api.IoMode.POLLING);
+            CompletionWait polling = CompletionWait.forRnic(cq, "side");
+
+            for (int i = 0; i < CompletionWait.SPIN_POLLS; i++) {
+                polling.poll(batch);
+            }
+            assertThat(cq.blocks).isZero();
+            for (int i = 0; i < CompletionWait.SPIN_POLLS; i++) {
+                eventLoop.poll(batch);
+            }
+            assertThat(cq.blocks).isEqualTo(1);
+        } finally {
+            RnicPair.ioMode(before);
+        }
+    }
+
+    @Test
     void anInterruptedBlockIsAnInterruptedIoExceptionWithTheFlagKept() {
         CompletionWait wait = new CompletionWait(cq, true, "the active side");
         cq.blockInterrupted = true;
