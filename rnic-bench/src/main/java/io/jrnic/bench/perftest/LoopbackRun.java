@@ -137,10 +137,12 @@ final class LoopbackRun {
             try (Progress p = Progress.start(err, test.command() + " " + bytes + " B, " + turnsLabel())) {
                 new Turns(n, duration, options.sliceMillis(), 1).run(parts, p);
             }
-            measured = true;
             for (PingPong p : opened) {
                 p.finish().verified();
             }
+            // only now: a failed finish leaves the later fixtures to the finally (a finished one
+            // refuses a second finish, which finishQuietly ignores)
+            measured = true;
             LatencyResult rnic = parts.get(0).result(bytes);
             LatencyResult tcp = parts.get(1).result(bytes);
             LatencyResult floor = parts.size() > 2 ? parts.get(2).result(bytes) : null;
@@ -278,10 +280,10 @@ final class LoopbackRun {
             try (Progress p = Progress.start(err, test.command() + " " + bytes + " B, " + turnsLabel())) {
                 new Turns(n, duration, options.sliceMillis(), stride).run(parts, p);
             }
-            measured = true;
             for (Connections part : parts) {
                 part.finish();
             }
+            measured = true; // only now, as in latency()
             BandwidthResult rnic = parts.get(0).result(bytes, stride);
             BandwidthResult tcp = parts.get(1).result(bytes, stride);
             BandwidthResult floor = parts.size() > 2 ? parts.get(2).result(bytes, stride) : null;
