@@ -180,34 +180,38 @@ public final class Main {
 
     /** Runs {@link CodecDemo} with the seed given, or its default seed. */
     private static int runDemo(String[] args, PrintStream out) {
-        if (args.length > 1) {
-            throw new UsageException("demo takes at most one argument, the seed; got " + args.length);
-        }
-        long seed;
-        try {
-            seed = args.length == 1 ? Long.parseLong(args[0]) : DEMO_SEED;
-        } catch (NumberFormatException e) {
-            throw new UsageException("demo seed must be an integer, was '" + args[0] + "'");
-        }
-        return new CodecDemo(out).run(seed);
+        return new CodecDemo(out).run(optionalNumber(args, "demo", "seed", DEMO_SEED));
     }
 
     /** Runs {@link CrossCoreCopy} for the seconds given (default {@value #COPY_PROBE_SECONDS}). */
     private static int runCopyProbe(String[] args, PrintStream out) throws InterruptedException {
-        if (args.length > 1) {
-            throw new UsageException("copy-probe takes at most one argument, the seconds; got " + args.length);
-        }
-        int seconds;
-        try {
-            seconds = args.length == 1 ? Integer.parseInt(args[0]) : COPY_PROBE_SECONDS;
-        } catch (NumberFormatException e) {
-            throw new UsageException("copy-probe seconds must be an integer, was '" + args[0] + "'");
-        }
+        long seconds = optionalNumber(args, "copy-probe", "seconds", COPY_PROBE_SECONDS);
         if (seconds < 1 || seconds > 3600) {
             throw new UsageException("copy-probe seconds must be in [1, 3600], was " + seconds);
         }
-        CrossCoreCopy.run(seconds, out);
+        CrossCoreCopy.run((int) seconds, out);
         return EXIT_OK;
+    }
+
+    /**
+     * The one optional integer argument of a command.
+     *
+     * @param args     the command's arguments
+     * @param command  its name, for the messages
+     * @param what     what the number is, for the messages
+     * @param fallback the value without an argument
+     * @return the number
+     * @throws UsageException for more than one argument or one that is not an integer
+     */
+    private static long optionalNumber(String[] args, String command, String what, long fallback) {
+        if (args.length > 1) {
+            throw new UsageException(command + " takes at most one argument, the " + what + "; got " + args.length);
+        }
+        try {
+            return args.length == 1 ? Long.parseLong(args[0]) : fallback;
+        } catch (NumberFormatException e) {
+            throw new UsageException(command + " " + what + " must be an integer, was '" + args[0] + "'");
+        }
     }
 
     /** Seconds {@code copy-probe} runs when none are given. */

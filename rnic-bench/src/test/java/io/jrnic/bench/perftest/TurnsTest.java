@@ -77,6 +77,17 @@ class TurnsTest {
         }
     }
 
+    /** A part with its own step, no settle, whose slice figure is its step count. */
+    private static Turns.Part part(Turns.Step step) {
+        return new Turns.Part(step, () -> {
+        }) {
+            @Override
+            double sliceValue(long iterations, long nanos) {
+                return iterations;
+            }
+        };
+    }
+
     private Turns turnsByTime(long durationMs, long sliceMs, long stride) {
         return new Turns(0, durationMs * MS, sliceMs * MS, stride, () -> now);
     }
@@ -115,15 +126,9 @@ class TurnsTest {
     @Test
     void aFailedSliceStillReleasesEveryPart() {
         FakePart tcp = new FakePart("tcp", 1, 0);
-        Turns.Part failing = new Turns.Part(() -> {
+        Turns.Part failing = part(() -> {
             throw new IOException("connection lost");
-        }, () -> {
-        }) {
-            @Override
-            double sliceValue(long iterations, long nanos) {
-                return 0;
-            }
-        };
+        });
 
         assertThatThrownBy(() -> turnsByTime(10, 5, 1).run(List.of(failing, tcp), progress)).hasMessage("connection lost");
         assertThat(holds).containsExactly("hold tcp", "release tcp");
@@ -154,13 +159,7 @@ class TurnsTest {
     void thePeakIsTheFastestStride() throws IOException {
         long[] steps = {0};
         // strides of 8 steps: 3 ms steps, then 1 ms, then 2 ms
-        Turns.Part part = new Turns.Part(() -> now += (++steps[0] <= 8 ? 3 : steps[0] <= 16 ? 1 : 2) * MS, () -> {
-        }) {
-            @Override
-            double sliceValue(long iterations, long nanos) {
-                return iterations;
-            }
-        };
+        Turns.Part part = part(() -> now += (++steps[0] <= 8 ? 3 : steps[0] <= 16 ? 1 : 2) * MS);
 
         new Turns(24, 0, 1000 * MS, 8, () -> now).run(List.of(part), progress);
 
@@ -218,15 +217,9 @@ class TurnsTest {
 
     @Test
     void aFailingStepEndsTheRun() {
-        Turns.Part failing = new Turns.Part(() -> {
+        Turns.Part failing = part(() -> {
             throw new IOException("connection lost");
-        }, () -> {
-        }) {
-            @Override
-            double sliceValue(long iterations, long nanos) {
-                return 0;
-            }
-        };
+        });
 
         assertThatThrownBy(() -> turnsByTime(10, 5, 1).run(List.of(failing), progress))
                 .isInstanceOf(IOException.class).hasMessage("connection lost");
