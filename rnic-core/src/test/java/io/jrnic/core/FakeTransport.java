@@ -21,6 +21,10 @@ final class FakeTransport implements QpTransport {
     final List<SendWqe> transmitted = new ArrayList<>();
     final List<Long> transmittedIds = new ArrayList<>();
     final List<TerminateMessage> terminates = new ArrayList<>();
+    /** The length of each chain handed over by {@link #transmitAll}, in order. */
+    final List<Integer> handOvers = new ArrayList<>();
+    /** Run at each hand-over, before its WQEs are recorded (what did the QP do before handing over?). */
+    Runnable onHandOver = () -> { };
     int closes;
     int resets;
     int starts;
@@ -41,6 +45,19 @@ final class FakeTransport implements QpTransport {
     public synchronized void transmit(SendWqe wqe) {
         transmitted.add(wqe);
         transmittedIds.add(wqe.wrId());
+    }
+
+    @Override
+    public void transmitAll(SendWqe first) {
+        int n = 0;
+        for (SendWqe w = first; w != null; w = w.txNext) {
+            n++;
+        }
+        synchronized (this) {
+            handOvers.add(n);
+        }
+        onHandOver.run();
+        QpTransport.super.transmitAll(first);
     }
 
     @Override
@@ -89,6 +106,27 @@ final class FakeTransport implements QpTransport {
                 w = transmitted.removeFirst();
             }
             upcalls.sendCompleted(w, WorkCompletionStatus.SUCCESS);
+        }
+    }
+
+    /** Completes every transmitted WQE successfully in one {@code sendsCompleted} chain, oldest first. */
+    void completeAllTogether() {
+        SendWqe first = null;
+        SendWqe last = null;
+        synchronized (this) {
+            for (SendWqe w : transmitted) {
+                w.txNext = null;
+                if (last == null) {
+                    first = w;
+                } else {
+                    last.txNext = w;
+                }
+                last = w;
+            }
+            transmitted.clear();
+        }
+        if (first != null) {
+            upcalls.sendsCompleted(first);
         }
     }
 }

@@ -166,6 +166,37 @@ class QueuePairStateTest extends VerbsFixture {
     }
 
     @Test
+    void resizeKeepsTheRingsPlaceWhenItsCountersAreNotAtZero_V_QP_27_V_QP_29() {
+        MemoryRegion mr = region(AccessRights.LOCAL);
+        QueuePair qp = qp(); // SQ depth 16
+        FakeTransport first = toRts(qp);
+        for (int i = 0; i < 5; i++) {
+            qp.postSend(send(i, mr));
+        }
+        first.completeAll();
+        assertThat(drain(cq)).hasSize(5);
+        qp.modify(to(QpState.CLOSING));
+        first.upcalls.closeCompleted(); // back to Idle with the SQ counters at 5
+        for (long id = 10; id < 13; id++) {
+            qp.postSend(send(id, mr)); // slots 5, 6, 7 of 16
+        }
+
+        qp.modify(to(QpState.IDLE).depths(6, QueuePairModification.UNSET)); // now slots 5, 0, 1 of 6
+
+        FakeTransport second = toRts(qp);
+        assertThat(second.transmittedIds).containsExactly(10L, 11L, 12L);
+        second.completeAll();
+        List<WorkCompletion> done = new java.util.ArrayList<>(drain(cq));
+        for (long id = 13; id < 19; id++) {
+            qp.postSend(send(id, mr)); // around the ring again: every slot reused once more
+            second.completeAll();
+            done.addAll(drain(cq));
+        }
+        assertThat(done).extracting(WorkCompletion::wrId).containsExactly(10L, 11L, 12L, 13L, 14L, 15L, 16L, 17L, 18L);
+        assertThat(second.transmittedIds).hasSize(9);
+    }
+
+    @Test
     void idleQueuesButNeverProcesses_V_QPS_7_V_QPS_20_V_QPS_22() {
         MemoryRegion mr = region(AccessRights.LOCAL);
         QueuePair qp = qp();

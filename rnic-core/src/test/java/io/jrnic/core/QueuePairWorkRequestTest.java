@@ -294,6 +294,46 @@ class QueuePairWorkRequestTest extends VerbsFixture {
     }
 
     @Test
+    void aPostListReachesTheTransportInOneHandOverCutBeforeEachMemoryWr_V_WRP_11_V_WRP_36() {
+        QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2));
+        FakeTransport t = toRts(qp);
+        MemoryRegion target = pd.registerMemory(rnic.allocateMemory(64, 8), AccessRights.LOCAL);
+        List<StagState> seen = new java.util.ArrayList<>();
+        t.onHandOver = () -> seen.add(target.query().state());
+        SendWorkRequest[] list = {send(1), send(2),
+            new SendWorkRequest().wrId(3).opcode(Opcode.INVALIDATE_LOCAL_STAG).invalidateStag(target.stag()),
+            send(4), send(5), send(6)};
+
+        assertThat(qp.postSend(list, 0, list.length)).isEqualTo(list.length);
+
+        assertThat(t.handOvers).containsExactly(2, 3);
+        assertThat(t.transmittedIds).containsExactly(1L, 2L, 4L, 5L, 6L);
+        // the Sends before the Invalidate were handed over (their SGEs resolved) before it took effect
+        assertThat(seen).containsExactly(StagState.VALID, StagState.INVALID);
+    }
+
+    @Test
+    void completionsReportedTogetherCompleteEachWrOnceInOrder_V_WRP_11_V_QPS_64() {
+        QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2).signalAll(false));
+        FakeTransport t = toRts(qp);
+        t.autoClose = true;
+        SendWorkRequest[] list = {send(1), send(2).signaled(false), send(3), send(4)};
+        qp.postSend(list, 0, list.length);
+
+        t.completeAllTogether();
+
+        assertThat(drain(cq)).extracting(WorkCompletion::wrId).containsExactly(1L, 3L, 4L);
+        qp.postSend(send(5));
+        qp.postSend(send(6));
+        qp.modify(new io.jrnic.api.QueuePairModification().nextState(QpState.ERROR)); // flushes 5 and 6
+        t.completeAllTogether(); // too late: already complete
+        assertThat(drain(cq)).extracting(WorkCompletion::wrId, WorkCompletion::status).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(5L, WorkCompletionStatus.FLUSHED),
+                org.assertj.core.groups.Tuple.tuple(6L, WorkCompletionStatus.FLUSHED));
+        assertThat(qp.postSend(new SendWorkRequest[0], 0, 0)).isZero();
+    }
+
+    @Test
     void listPostStopsAtFirstError_V_WR_4_V_WRP_2_V_WRP_3_V_WRP_4() {
         QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2));
         FakeTransport t = toRts(qp);

@@ -55,6 +55,22 @@ public final class QpCounters {
         }
     }
 
+    /**
+     * One data FPDU of an SQ Send or Write, whose opcode the caller knows: the same count as
+     * {@link #sent} without reading the header back.
+     *
+     * @param op           the RDMAP opcode's wire value (Send types, RDMA Write, Immediate Data)
+     * @param payloadBytes the DDP payload octets of the segment
+     * @param last         whether the segment ends its message (L=1)
+     */
+    void sentData(int op, int payloadBytes, boolean last) {
+        add(CounterLayout.FPDUS_SENT, 1);
+        add(CounterLayout.BYTES_SENT + op, payloadBytes);
+        if (last) {
+            add(CounterLayout.MESSAGES_SENT + op, 1);
+        }
+    }
+
     /** One valid DDP segment received: its DDP payload, and the message with its last segment. */
     void received(RdmapOpcode opcode, int payloadLength, boolean last) {
         int op = opcode.wireValue();

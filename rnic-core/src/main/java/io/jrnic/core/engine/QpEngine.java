@@ -255,6 +255,34 @@ public final class QpEngine implements QpTransport {
      */
     @Override
     public void transmit(SendWqe wqe) {
+        wqe.txNext = null;
+        transmitAll(wqe);
+    }
+
+    /** {@inheritDoc} One hand-over to the inbox and one wake-up for the whole chain. */
+    @Override
+    public void transmitAll(SendWqe first) {
+        SendWqe last = first;
+        for (SendWqe w = first; w != null; w = w.txNext) {
+            resolveSges(w);
+            last = w;
+        }
+        synchronized (inboxLock) {
+            if (inboxTail == null) {
+                inboxHead = first;
+            } else {
+                inboxTail.txNext = first;
+            }
+            inboxTail = last;
+        }
+        if (onLoop() && !running && !ranNow) {
+            runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
+        } else {
+            schedule();
+        }
+    }
+
+    private void resolveSges(SendWqe wqe) {
         if (!wqe.inline && !wqe.opcode.consumesOrd()) {
             for (int i = 0; i < wqe.sgeCount; i++) {
                 if (wqe.lengths[i] != 0) {
@@ -262,20 +290,6 @@ public final class QpEngine implements QpTransport {
                     wqe.sgeOffset[i] = stags.resolveOffset(wqe.stags[i], wqe.tos[i]);
                 }
             }
-        }
-        wqe.txNext = null;
-        synchronized (inboxLock) {
-            if (inboxTail == null) {
-                inboxHead = wqe;
-            } else {
-                inboxTail.txNext = wqe;
-            }
-            inboxTail = wqe;
-        }
-        if (onLoop() && !running && !ranNow) {
-            runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
-        } else {
-            schedule();
         }
     }
 

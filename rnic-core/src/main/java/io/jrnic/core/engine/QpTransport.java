@@ -40,6 +40,24 @@ public interface QpTransport extends LlpStreamHandle {
      */
     void transmit(SendWqe wqe);
 
+    /**
+     * Queues wire work requests processed together: {@code first} and the WQEs linked behind it by
+     * {@link SendWqe#txNext}, in SQ order, as if each were given to {@link #transmit} in turn (which
+     * this default does). A post list hands its WQEs over in one call, so that the transport takes
+     * them in, and wakes its engine, once.
+     *
+     * @param first the oldest WQE; the chain ends at a null {@code txNext}
+     */
+    default void transmitAll(SendWqe first) {
+        SendWqe w = first;
+        while (w != null) {
+            SendWqe next = w.txNext;
+            w.txNext = null;
+            transmit(w);
+            w = next;
+        }
+    }
+
     /** Starts a graceful LLP close (TCP FIN); report the end with {@link Upcalls#closeCompleted()}. */
     void close();
 
@@ -99,6 +117,25 @@ public interface QpTransport extends LlpStreamHandle {
          * @param status SUCCESS, or the error status
          */
         void sendCompleted(SendWqe wqe, WorkCompletionStatus status);
+
+        /**
+         * Sends and Writes that finished successfully together (their last bytes handed to the LLP
+         * in one write): {@code first} and the WQEs linked behind it by {@link SendWqe#txNext}, in SQ
+         * order. One call for the lot, so that a post list of small messages completes under one
+         * acquisition of the QP's lock rather than one per message. The same as calling
+         * {@link #sendCompleted} with SUCCESS for each in turn, which this default does.
+         *
+         * @param first the oldest of the finished WQEs; the chain ends at a null {@code txNext}
+         */
+        default void sendsCompleted(SendWqe first) {
+            SendWqe w = first;
+            while (w != null) {
+                SendWqe next = w.txNext;
+                w.txNext = null;
+                sendCompleted(w, WorkCompletionStatus.SUCCESS);
+                w = next;
+            }
+        }
 
         /**
          * Dequeues the receive WQE for the next incoming Send type message (RQ or S-RQ) after

@@ -339,15 +339,16 @@ public final class QpTxEngine {
                 ? encoder.taggedHeader(header, 0, opcode, last, w.remoteStag, w.remoteTo + done)
                 : encoder.untaggedHeader(header, 0, opcode, last, w.invalidateStag, sendMsn, (int) done);
         done += chunk;
+        engine.counters.sentData(opcode.wireValue(), chunk, last);
         if (!last) {
-            blocked = !send(header, 0, n, payload, payloadOffset, chunk);
+            blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk);
             return SEGMENT_MORE;
         }
         if (kind == KIND_SEND) {
             sendMsn++;
         }
         sent(w);
-        blocked = !send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
+        blocked = !engine.link.send(header, 0, n, payload, payloadOffset, chunk, w.txToken);
         return SEGMENT_LAST;
     }
 
@@ -526,15 +527,20 @@ public final class QpTxEngine {
 
     /** The link took every FPDU up to this token: complete the Sends and Writes it finished. */
     void onSent(long token) {
-        while (sentHead != null && sentHead.txToken <= token) {
-            SendWqe w = sentHead;
-            sentHead = w.txNext;
-            if (sentHead == null) {
-                sentTail = null;
-            }
-            w.txNext = null;
-            engine.upcalls.sendCompleted(w, io.jrnic.api.WorkCompletionStatus.SUCCESS);
+        SendWqe first = sentHead;
+        if (first == null || first.txToken > token) {
+            return;
         }
+        SendWqe last = first;
+        while (last.txNext != null && last.txNext.txToken <= token) {
+            last = last.txNext;
+        }
+        sentHead = last.txNext;
+        if (sentHead == null) {
+            sentTail = null;
+        }
+        last.txNext = null;
+        engine.upcalls.sendsCompleted(first); // the chain first..last, in SQ order
     }
 
     void clear() {

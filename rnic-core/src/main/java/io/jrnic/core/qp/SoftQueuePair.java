@@ -46,7 +46,8 @@ import java.util.ArrayDeque;
  * RQ (or the S-RQ link), flushing, and the upcalls of the transport seam ({@link QpTransport}).
  *
  * <pre>
- *  SQ ring (counters grow forever, slot = counter % capacity):
+ *  SQ ring (counters grow forever, slot = counter % capacity; the data path keeps each
+ *  counter's slot beside it, so that it divides by nothing):
  *    sqHead ─ completed up to here ─ sqNext ─ processed, awaiting completion ─ sqTail ─ free
  *  Idle ──Modify──► RTS ──Modify / FIN──► Closing ──close done──► Idle
  *    │               ├──Modify / error──► Terminate ──LLP closed──► Error ──Modify──► Idle
@@ -113,6 +114,13 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     private long sqHead;
     private long sqNext;
     private long sqTail;
+    /** The slots of sqHead, sqNext and sqTail (counter % sq.length), advanced with their counters. */
+    private int sqHeadSlot;
+    private int sqNextSlot;
+    private int sqTailSlot;
+    /** Wire WQEs processed in this pass, not yet handed to the transport (linked by txNext). */
+    private SendWqe chainHead;
+    private SendWqe chainTail;
     private int readsOutstanding;
     private boolean processing;
     private boolean reprocess;
@@ -333,7 +341,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         if (sqAccount.outstanding() >= sq.length) {
             throw new VerbsException(VerbsStatus.TOO_MANY_WRS_POSTED, "SQ full: " + sq.length + " WRs outstanding");
         }
-        SendWqe w = sq[(int) (sqTail % sq.length)];
+        SendWqe w = sq[sqTailSlot];
         w.copyFrom(wr, signalAll);
         w.inline = inline;
         if (inline) {
@@ -341,6 +349,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         }
         sqAccount.acquire();
         sqTail++;
+        sqTailSlot = nextSlot(sqTailSlot);
     }
 
     /**
@@ -471,6 +480,12 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         return sq[(int) (counter % sq.length)];
     }
 
+    /** The slot after {@code slot}: the ring's cursors advance without a division. */
+    private int nextSlot(int slot) {
+        int next = slot + 1;
+        return next == sq.length ? 0 : next;
+    }
+
     /** Processes SQ WQEs in order while in RTS (Verbs §6.2.2, §8.2.2), honouring fences and ORD. */
     private void processSq() {
         if (processing) {
@@ -482,7 +497,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             do {
                 reprocess = false;
                 while (machine.state() == QpState.RTS && sqNext < sqTail) {
-                    SendWqe w = slot(sqNext);
+                    SendWqe w = sq[sqNextSlot];
                     if (w.localFence && w.opcode == Opcode.INVALIDATE_LOCAL_STAG && sqHead != sqNext) {
                         break; // V-WRP-39: wait until every earlier WR completed
                     }
@@ -494,8 +509,13 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                         break; // V-IRD-9, RFC 7306 §5.2: Reads and atomics share ORD; stall, SQ stays in order
                     }
                     sqNext++;
+                    sqNextSlot = nextSlot(sqNextSlot);
+                    if (!w.opcode.isWire()) {
+                        transmitChain(); // the wire WRs before a memory WR take their SGEs first (SQ order)
+                    }
                     WorkCompletionStatus error = execute(w);
                     if (error != null) {
+                        transmitChain();
                         w.status = error;
                         w.done = true;
                         completeSends();
@@ -507,16 +527,39 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                         if (w.opcode.consumesOrd()) {
                             readsOutstanding++; // Reads, atomics and the commit draft's requests share ORD
                         }
-                        transport.transmit(w);
+                        chainForTransmit(w);
                     } else {
                         w.status = WorkCompletionStatus.SUCCESS;
                         w.done = true;
                     }
                 }
+                transmitChain();
                 completeSends();
             } while (reprocess && machine.state() == QpState.RTS);
         } finally {
+            transmitChain(); // empty unless something threw: what was processed is not stranded
             processing = false;
+        }
+    }
+
+    /** Links a processed wire WQE behind the ones {@link #transmitChain} hands over next. */
+    private void chainForTransmit(SendWqe w) {
+        w.txNext = null;
+        if (chainTail == null) {
+            chainHead = w;
+        } else {
+            chainTail.txNext = w;
+        }
+        chainTail = w;
+    }
+
+    /** Hands the processed wire WQEs to the transport in one call (a post list: one hand-over). */
+    private void transmitChain() {
+        SendWqe first = chainHead;
+        if (first != null) {
+            chainHead = null;
+            chainTail = null;
+            transport.transmitAll(first);
         }
     }
 
@@ -588,11 +631,12 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     /** Emits SQ completions in posting order (Verbs §8.2.2 rule 2). */
     private void completeSends() {
         while (sqHead < sqNext) {
-            SendWqe w = slot(sqHead);
+            SendWqe w = sq[sqHeadSlot];
             if (!w.done) {
                 return;
             }
-            sqHead++; // before emitting: emitting may re-enter through a state change
+            sqHead++;
+            sqHeadSlot = nextSlot(sqHeadSlot); // before emitting: emitting may re-enter through a state change
             if (w.status == WorkCompletionStatus.SUCCESS && !w.signaled) {
                 sqAccount.release(); // V-WRP-45: no WC for a successful unsignaled WR
             } else if (!sendCq.add(w.wrId, w.opcode, w.status, 0, this, false, 0, sqAccount, false)) {
@@ -734,6 +778,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             }
         }
         sqNext = sqTail;
+        sqNextSlot = sqTailSlot;
         completeSends();
         flushReceives();
     }
@@ -898,6 +943,9 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             }
         }
         sq = slots;
+        sqHeadSlot = (int) (sqHead % depth);
+        sqNextSlot = (int) (sqNext % depth);
+        sqTailSlot = (int) (sqTail % depth);
     }
 
     @Override
@@ -1202,6 +1250,32 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                     } else {
                         processSq();
                     }
+                }
+            } finally {
+                rnic.events().drain();
+            }
+        }
+
+        @Override
+        public void sendsCompleted(SendWqe first) {
+            try {
+                synchronized (lock) {
+                    if (!active) {
+                        return;
+                    }
+                    SendWqe w = first;
+                    while (w != null) {
+                        SendWqe next = w.txNext;
+                        w.txNext = null;
+                        if (w.inFlight && !w.done) { // else flushed meanwhile: completed once already
+                            w.inFlight = false;
+                            w.status = WorkCompletionStatus.SUCCESS;
+                            w.done = true;
+                        }
+                        w = next;
+                    }
+                    completeSends();
+                    processSq();
                 }
             } finally {
                 rnic.events().drain();

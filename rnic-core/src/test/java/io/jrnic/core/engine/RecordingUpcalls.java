@@ -32,6 +32,8 @@ final class RecordingUpcalls implements QpTransport.Upcalls {
     }
 
     final List<Call> calls = new CopyOnWriteArrayList<>();
+    /** The length of each chain {@link #sendsCompleted} reported (each WQE is also in {@link #calls}). */
+    final List<Integer> completionBatches = new CopyOnWriteArrayList<>();
     final ReceiveQueue rq;
     /** The engine to answer when {@link #actLikeQp}. */
     volatile QpEngine engine;
@@ -61,6 +63,16 @@ final class RecordingUpcalls implements QpTransport.Upcalls {
     @Override
     public void sendCompleted(SendWqe wqe, WorkCompletionStatus status) {
         calls.add(new Call("sendCompleted", wqe, null, status, 0, false, 0, null, null));
+    }
+
+    @Override
+    public void sendsCompleted(SendWqe first) {
+        int n = 0;
+        for (SendWqe w = first; w != null; w = w.txNext) {
+            n++;
+        }
+        completionBatches.add(n);
+        QpTransport.Upcalls.super.sendsCompleted(first);
     }
 
     @Override

@@ -70,4 +70,47 @@ class TransmitBatchingTest {
         assertThat(link.a.flushesWithData - flushesBefore).isEqualTo(3);
         assertThat(upcallsA.names()).hasSize(count).containsOnly("sendCompleted");
     }
+
+    @Test
+    void aChainHandedOverTogetherIsTakenInOnceAndCompletesPerWriteNotPerWorkRequest() {
+        RecordingUpcalls upcallsA = new RecordingUpcalls(memA.pd());
+        QpEngine a = new QpEngine(link.a);
+        upcallsA.engine = a;
+        a.start(new FakeQpContext(1, memA.pd(), memA.table), upcallsA, null);
+        RecordingUpcalls upcallsB = new RecordingUpcalls(memB.pd());
+        QpEngine b = new QpEngine(link.b);
+        upcallsB.engine = b;
+        b.start(new FakeQpContext(2, memB.pd(), memB.table), upcallsB, null);
+        link.settle();
+        MemoryRegion src = memA.pd().registerMemory(memA.memory(1), RIGHTS);
+        MemoryRegion dst = memB.pd().registerMemory(memB.memory(1), RIGHTS);
+        long flushesBefore = link.a.flushesWithData;
+
+        int count = 2 * QpEngine.FPDU_BUDGET + 8;
+        SendWqe first = null;
+        SendWqe last = null;
+        for (int i = 0; i < count; i++) { // a post list, as processSq links it
+            SendWqe w = new SendWqe(4, 64);
+            w.copyFrom(new SendWorkRequest().wrId(i).opcode(Opcode.RDMA_WRITE)
+                    .sge(src.stag(), src.query().baseTo() + 64L * i, 64)
+                    .remote(dst.stag(), dst.query().baseTo() + 64L * i), true);
+            w.inFlight = true;
+            if (last == null) {
+                first = w;
+            } else {
+                last.txNext = w;
+            }
+            last = w;
+        }
+        a.transmitAll(first);
+        link.settle();
+
+        // every Write, in SQ order, each once
+        assertThat(upcallsA.calls).extracting(c -> c.send().wrId())
+                .containsExactlyElementsOf(java.util.stream.LongStream.range(0, count).boxed().toList());
+        // one upcall per gathering write that TCP took, carrying all of its Writes
+        long writes = link.a.flushesWithData - flushesBefore;
+        assertThat(upcallsA.completionBatches).hasSize((int) writes).allSatisfy(n -> assertThat(n).isGreaterThan(1));
+        assertThat(upcallsA.completionBatches.stream().mapToInt(Integer::intValue).sum()).isEqualTo(count);
+    }
 }
