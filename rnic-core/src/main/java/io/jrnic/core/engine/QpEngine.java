@@ -6,6 +6,7 @@ import io.jrnic.api.TerminateMessage;
 import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.core.link.DrivableExecutor;
 import io.jrnic.core.link.FpduLink;
+import io.jrnic.core.mem.StagBinding;
 import io.jrnic.core.mem.StagTable;
 import io.jrnic.core.wq.SendWqe;
 import io.jrnic.rdmap.IwarpErrors;
@@ -286,11 +287,24 @@ public final class QpEngine implements QpTransport {
         if (!wqe.inline && !wqe.opcode.consumesOrd()) {
             for (int i = 0; i < wqe.sgeCount; i++) {
                 if (wqe.lengths[i] != 0) {
-                    wqe.sgeMemory[i] = stags.resolveMemory(wqe.stags[i], wqe.tos[i]);
-                    wqe.sgeOffset[i] = stags.resolveOffset(wqe.stags[i], wqe.tos[i]);
+                    resolveSge(wqe, i);
                 }
             }
         }
+    }
+
+    /** Resolves SGE i with one table lookup ({@link StagTable#resolveMemory} and {@code resolveOffset} in one). */
+    private void resolveSge(SendWqe wqe, int i) {
+        int stag = wqe.stags[i];
+        long to = wqe.tos[i];
+        if (stag == 0) {
+            wqe.sgeMemory[i] = stags.resolveMemory(0, to);
+            wqe.sgeOffset[i] = stags.resolveOffset(0, to);
+            return;
+        }
+        StagBinding b = stags.lookupValid(stag);
+        wqe.sgeMemory[i] = b == null ? MemorySegment.NULL : b.memory();
+        wqe.sgeOffset[i] = b == null ? 0 : b.offsetOf(to);
     }
 
     /**

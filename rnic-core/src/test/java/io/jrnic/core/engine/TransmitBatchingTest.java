@@ -6,6 +6,7 @@ import io.jrnic.api.Opcode;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.core.MemoryLinkPair;
 import io.jrnic.core.mem.MemoryFixture.FakeRnic;
+import io.jrnic.core.mem.SoftProtectionDomain;
 import io.jrnic.core.wq.SendWqe;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,13 +40,14 @@ class TransmitBatchingTest {
         QpEngine a = new QpEngine(link.a);
         upcallsA.engine = a;
         a.start(new FakeQpContext(1, memA.pd(), memA.table), upcallsA, null);
-        RecordingUpcalls upcallsB = new RecordingUpcalls(memB.pd());
+        SoftProtectionDomain pdB = memB.pd();
+        RecordingUpcalls upcallsB = new RecordingUpcalls(pdB);
         QpEngine b = new QpEngine(link.b);
         upcallsB.engine = b;
-        b.start(new FakeQpContext(2, memB.pd(), memB.table), upcallsB, null);
+        b.start(new FakeQpContext(2, pdB, memB.table), upcallsB, null);
         link.settle();
         MemoryRegion src = memA.pd().registerMemory(memA.memory(1), RIGHTS);
-        MemoryRegion dst = memB.pd().registerMemory(memB.memory(1), RIGHTS);
+        MemoryRegion dst = pdB.registerMemory(memB.memory(1), RIGHTS);
         long flushesBefore = link.a.flushesWithData;
         long fpdusBefore = link.a.fpdusSent;
 
@@ -69,6 +71,7 @@ class TransmitBatchingTest {
         // 16 + 16 + 8: one gathering write per run of the engine, not one per work request
         assertThat(link.a.flushesWithData - flushesBefore).isEqualTo(3);
         assertThat(upcallsA.names()).hasSize(count).containsOnly("sendCompleted");
+        assertThat(upcallsB.names()).as("every Write placed").isEmpty();
     }
 
     @Test
@@ -77,13 +80,14 @@ class TransmitBatchingTest {
         QpEngine a = new QpEngine(link.a);
         upcallsA.engine = a;
         a.start(new FakeQpContext(1, memA.pd(), memA.table), upcallsA, null);
-        RecordingUpcalls upcallsB = new RecordingUpcalls(memB.pd());
+        SoftProtectionDomain pdB = memB.pd();
+        RecordingUpcalls upcallsB = new RecordingUpcalls(pdB);
         QpEngine b = new QpEngine(link.b);
         upcallsB.engine = b;
-        b.start(new FakeQpContext(2, memB.pd(), memB.table), upcallsB, null);
+        b.start(new FakeQpContext(2, pdB, memB.table), upcallsB, null);
         link.settle();
         MemoryRegion src = memA.pd().registerMemory(memA.memory(1), RIGHTS);
-        MemoryRegion dst = memB.pd().registerMemory(memB.memory(1), RIGHTS);
+        MemoryRegion dst = pdB.registerMemory(memB.memory(1), RIGHTS);
         long flushesBefore = link.a.flushesWithData;
 
         int count = 2 * QpEngine.FPDU_BUDGET + 8;
@@ -112,5 +116,6 @@ class TransmitBatchingTest {
         long writes = link.a.flushesWithData - flushesBefore;
         assertThat(upcallsA.completionBatches).hasSize((int) writes).allSatisfy(n -> assertThat(n).isGreaterThan(1));
         assertThat(upcallsA.completionBatches.stream().mapToInt(Integer::intValue).sum()).isEqualTo(count);
+        assertThat(upcallsB.names()).as("every Write placed").isEmpty();
     }
 }
