@@ -437,6 +437,35 @@ class DrivableEventLoopTest {
     }
 
     @Test
+    void aDriveReadsTheClockOnceAndOnlyItsOwnThreadSeesThatTime() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        takeOver(loop);
+        long before = loop.getCurrentTimeNanos(); // netty's scheduling clock, outside a drive
+        long[] inDrive = new long[2];
+        AtomicLong seenByOther = new AtomicLong();
+        loop.execute(() -> {
+            inDrive[0] = loop.getCurrentTimeNanos();
+            long t = System.nanoTime();
+            while (System.nanoTime() - t < TimeUnit.MILLISECONDS.toNanos(2)) {
+                Thread.onSpinWait(); // the clock moves on within the drive
+            }
+            inDrive[1] = loop.getCurrentTimeNanos();
+            Thread other = Thread.ofPlatform().start(() -> seenByOther.set(loop.getCurrentTimeNanos()));
+            try {
+                other.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(loop.drive()).isTrue();
+        // the drive's start, read once: the same value late in the drive, 2 ms on
+        assertThat(inDrive[1]).isEqualTo(inDrive[0]).isGreaterThanOrEqualTo(before);
+        // another thread, and this one after the drive, read the clock
+        assertThat(seenByOther.get()).isGreaterThanOrEqualTo(inDrive[0] + TimeUnit.MILLISECONDS.toNanos(2));
+        assertThat(loop.getCurrentTimeNanos()).isGreaterThanOrEqualTo(inDrive[0] + TimeUnit.MILLISECONDS.toNanos(2));
+    }
+
+    @Test
     void scheduledTasksRunInADrive() throws Exception {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
         takeOver(loop);
