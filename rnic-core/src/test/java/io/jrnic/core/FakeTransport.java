@@ -5,6 +5,7 @@ import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.core.engine.QpContext;
 import io.jrnic.core.engine.QpTransport;
 import io.jrnic.core.wq.SendWqe;
+import io.jrnic.core.wq.SendWqeChain;
 
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -21,6 +22,8 @@ final class FakeTransport implements QpTransport {
     final List<SendWqe> transmitted = new ArrayList<>();
     final List<Long> transmittedIds = new ArrayList<>();
     final List<TerminateMessage> terminates = new ArrayList<>();
+    /** What the QP asked for, in order: "transmit <WR ID>", "terminate". */
+    final List<String> log = new ArrayList<>();
     /** The length of each chain handed over by {@link #transmitAll}, in order. */
     final List<Integer> handOvers = new ArrayList<>();
     /** Run at each hand-over, before its WQEs are recorded (what did the QP do before handing over?). */
@@ -45,6 +48,7 @@ final class FakeTransport implements QpTransport {
     public synchronized void transmit(SendWqe wqe) {
         transmitted.add(wqe);
         transmittedIds.add(wqe.wrId());
+        log.add("transmit " + wqe.wrId());
     }
 
     @Override
@@ -71,6 +75,7 @@ final class FakeTransport implements QpTransport {
     @Override
     public void terminate(TerminateMessage message) {
         terminates.add(message);
+        log.add("terminate");
         if (autoClose) {
             upcalls.closeCompleted();
         }
@@ -111,22 +116,13 @@ final class FakeTransport implements QpTransport {
 
     /** Completes every transmitted WQE successfully in one {@code sendsCompleted} chain, oldest first. */
     void completeAllTogether() {
-        SendWqe first = null;
-        SendWqe last = null;
+        SendWqeChain chain = new SendWqeChain();
         synchronized (this) {
-            for (SendWqe w : transmitted) {
-                w.txNext = null;
-                if (last == null) {
-                    first = w;
-                } else {
-                    last.txNext = w;
-                }
-                last = w;
-            }
+            transmitted.forEach(chain::add);
             transmitted.clear();
         }
-        if (first != null) {
-            upcalls.sendsCompleted(first);
+        if (!chain.isEmpty()) {
+            upcalls.sendsCompleted(chain.takeAll());
         }
     }
 }

@@ -313,6 +313,24 @@ class QueuePairWorkRequestTest extends VerbsFixture {
     }
 
     @Test
+    void aListWhoseWrFailsItsLocalChecksHandsOverTheWrsBeforeItAheadOfTheTerminate_V_WRP_11_V_TERM_8() {
+        QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2));
+        FakeTransport t = toRts(qp);
+        t.autoClose = true;
+        SendWorkRequest[] list = {send(1), send(2),
+            new SendWorkRequest().wrId(3).opcode(Opcode.SEND).sge(0x7700, 0, 4), send(4)}; // 3: bad STag
+
+        qp.postSend(list, 0, list.length);
+
+        assertThat(t.log).containsExactly("transmit 1", "transmit 2", "terminate");
+        assertThat(drain(cq)).extracting(WorkCompletion::wrId, WorkCompletion::status).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(1L, WorkCompletionStatus.FLUSHED),
+                org.assertj.core.groups.Tuple.tuple(2L, WorkCompletionStatus.FLUSHED),
+                org.assertj.core.groups.Tuple.tuple(3L, WorkCompletionStatus.INVALID_STAG),
+                org.assertj.core.groups.Tuple.tuple(4L, WorkCompletionStatus.FLUSHED));
+    }
+
+    @Test
     void completionsReportedTogetherCompleteEachWrOnceInOrder_V_WRP_11_V_QPS_64() {
         QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2).signalAll(false));
         FakeTransport t = toRts(qp);

@@ -9,6 +9,7 @@ import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.mem.StagBinding;
 import io.jrnic.core.mem.StagTable;
 import io.jrnic.core.wq.SendWqe;
+import io.jrnic.core.wq.SendWqeChain;
 import io.jrnic.rdmap.IwarpErrors;
 import io.jrnic.rdmap.RdmapFeatures;
 import io.jrnic.wire.IwarpError;
@@ -118,8 +119,7 @@ public final class QpEngine implements QpTransport {
 
     // inbox: written by the QP under its lock, drained by the loop (guarded by inboxLock)
     private final Object inboxLock = new Object();
-    private SendWqe inboxHead;
-    private SendWqe inboxTail;
+    private final SendWqeChain inbox = new SendWqeChain();
     private TerminateMessage terminateRequest;
     private volatile boolean closeRequested;
     private volatile boolean resetRequested;
@@ -269,12 +269,7 @@ public final class QpEngine implements QpTransport {
             last = w;
         }
         synchronized (inboxLock) {
-            if (inboxTail == null) {
-                inboxHead = first;
-            } else {
-                inboxTail.txNext = first;
-            }
-            inboxTail = last;
+            inbox.addAll(first, last);
         }
         if (onLoop() && !running && !ranNow) {
             runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
@@ -504,9 +499,7 @@ public final class QpEngine implements QpTransport {
         }
         SendWqe w;
         synchronized (inboxLock) {
-            w = inboxHead;
-            inboxHead = null;
-            inboxTail = null;
+            w = inbox.takeAll();
         }
         while (w != null) {
             SendWqe next = w.txNext;

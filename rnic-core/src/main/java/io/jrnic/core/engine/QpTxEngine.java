@@ -5,6 +5,7 @@ import io.jrnic.api.AsyncEventType;
 import io.jrnic.api.Opcode;
 import io.jrnic.core.mem.StagBinding;
 import io.jrnic.core.wq.SendWqe;
+import io.jrnic.core.wq.SendWqeChain;
 import io.jrnic.ddp.TaggedHeaderFlyweight;
 import io.jrnic.ddp.UntaggedHeaderFlyweight;
 import io.jrnic.rdmap.AtomicOpcode;
@@ -77,10 +78,8 @@ public final class QpTxEngine {
     public final InboundReadQueue ird;
 
     // SQ WQEs not started yet, and WQEs whose last FPDU awaits the LLP (intrusive FIFOs)
-    private SendWqe queueHead;
-    private SendWqe queueTail;
-    private SendWqe sentHead;
-    private SendWqe sentTail;
+    private final SendWqeChain queue = new SendWqeChain();
+    private final SendWqeChain sentList = new SendWqeChain();
     private long nextToken;
 
     private int sendMsn = 1;
@@ -119,17 +118,11 @@ public final class QpTxEngine {
     }
 
     void enqueue(SendWqe w) {
-        w.txNext = null;
-        if (queueTail == null) {
-            queueHead = w;
-        } else {
-            queueTail.txNext = w;
-        }
-        queueTail = w;
+        queue.add(w);
     }
 
     boolean hasWork() {
-        return !halted && (current != null || responding || queueHead != null || responseReady());
+        return !halted && (current != null || responding || !queue.isEmpty() || responseReady());
     }
 
     /**
@@ -138,7 +131,7 @@ public final class QpTxEngine {
      * response (ORD), or a response we owe (IRD).
      */
     boolean outstanding() {
-        return current != null || responding || queueHead != null || sentHead != null || !ord.isEmpty()
+        return current != null || responding || !queue.isEmpty() || !sentList.isEmpty() || !ord.isEmpty()
                 || !ird.isEmpty();
     }
 
@@ -149,10 +142,10 @@ public final class QpTxEngine {
      */
     int messagesNotTaken() {
         int n = current != null ? 1 : 0;
-        for (SendWqe w = queueHead; w != null; w = w.txNext) {
+        for (SendWqe w = queue.first(); w != null; w = w.txNext) {
             n++;
         }
-        for (SendWqe w = sentHead; w != null; w = w.txNext) {
+        for (SendWqe w = sentList.first(); w != null; w = w.txNext) {
             n++;
         }
         return n;
@@ -180,14 +173,14 @@ public final class QpTxEngine {
         while (n < budget && !blocked && !halted && !engine.stopRequested()) {
             if (current == null && !responding) {
                 boolean response = responseReady();
-                boolean sq = queueHead != null;
+                boolean sq = !queue.isEmpty();
                 if (!response && !sq) {
                     break;
                 }
                 if (response && (!sq || preferResponse)) {
                     responding = true;
                 } else {
-                    begin(pollQueue());
+                    begin(queue.poll());
                 }
             }
             SendWqe w = responding ? null : current;
@@ -230,15 +223,6 @@ public final class QpTxEngine {
         return n;
     }
 
-    private SendWqe pollQueue() {
-        SendWqe w = queueHead;
-        queueHead = w.txNext;
-        if (queueHead == null) {
-            queueTail = null;
-        }
-        w.txNext = null;
-        return w;
-    }
 
     private void begin(SendWqe w) {
         current = w;
@@ -355,13 +339,7 @@ public final class QpTxEngine {
     /** Queues a WQE whose last FPDU is being handed to the link: it completes on its token. */
     private void sent(SendWqe w) {
         w.txToken = nextToken++;
-        w.txNext = null;
-        if (sentTail == null) {
-            sentHead = w;
-        } else {
-            sentTail.txNext = w;
-        }
-        sentTail = w;
+        sentList.add(w);
     }
 
     /** Whether a payload slice can still be read: its memory is alive (not a closed arena) and in range. */
@@ -527,27 +505,19 @@ public final class QpTxEngine {
 
     /** The link took every FPDU up to this token: complete the Sends and Writes it finished. */
     void onSent(long token) {
-        SendWqe first = sentHead;
-        if (first == null || first.txToken > token) {
+        SendWqe last = sentList.first();
+        if (last == null || last.txToken > token) {
             return;
         }
-        SendWqe last = first;
         while (last.txNext != null && last.txNext.txToken <= token) {
             last = last.txNext;
         }
-        sentHead = last.txNext;
-        if (sentHead == null) {
-            sentTail = null;
-        }
-        last.txNext = null;
-        engine.upcalls.sendsCompleted(first); // the chain first..last, in SQ order
+        engine.upcalls.sendsCompleted(sentList.takeThrough(last)); // in SQ order
     }
 
     void clear() {
-        queueHead = null;
-        queueTail = null;
-        sentHead = null;
-        sentTail = null;
+        queue.clear();
+        sentList.clear();
         current = null;
         responding = false;
         ord.clear();

@@ -34,6 +34,7 @@ import io.jrnic.core.wq.ReceiveQueue;
 import io.jrnic.core.wq.ReceiveSource;
 import io.jrnic.core.wq.ReceiveWqe;
 import io.jrnic.core.wq.SendWqe;
+import io.jrnic.core.wq.SendWqeChain;
 import io.jrnic.core.wq.WorkQueueAccount;
 import io.jrnic.rdmap.AtomicOps;
 
@@ -119,8 +120,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     private int sqNextSlot;
     private int sqTailSlot;
     /** Wire WQEs processed in this pass, not yet handed to the transport (linked by txNext). */
-    private SendWqe chainHead;
-    private SendWqe chainTail;
+    private final SendWqeChain processed = new SendWqeChain();
     private int readsOutstanding;
     private boolean processing;
     private boolean reprocess;
@@ -527,38 +527,24 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                         if (w.opcode.consumesOrd()) {
                             readsOutstanding++; // Reads, atomics and the commit draft's requests share ORD
                         }
-                        chainForTransmit(w);
+                        processed.add(w); // handed over with the rest of this pass
                     } else {
                         w.status = WorkCompletionStatus.SUCCESS;
                         w.done = true;
                     }
                 }
-                transmitChain();
                 completeSends();
             } while (reprocess && machine.state() == QpState.RTS);
         } finally {
-            transmitChain(); // empty unless something threw: what was processed is not stranded
+            transmitChain(); // the pass's wire WQEs, in one hand-over; also when something threw
             processing = false;
         }
     }
 
-    /** Links a processed wire WQE behind the ones {@link #transmitChain} hands over next. */
-    private void chainForTransmit(SendWqe w) {
-        w.txNext = null;
-        if (chainTail == null) {
-            chainHead = w;
-        } else {
-            chainTail.txNext = w;
-        }
-        chainTail = w;
-    }
-
     /** Hands the processed wire WQEs to the transport in one call (a post list: one hand-over). */
     private void transmitChain() {
-        SendWqe first = chainHead;
+        SendWqe first = processed.takeAll();
         if (first != null) {
-            chainHead = null;
-            chainTail = null;
             transport.transmitAll(first);
         }
     }

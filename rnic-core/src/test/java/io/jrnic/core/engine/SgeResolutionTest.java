@@ -5,9 +5,6 @@ import io.jrnic.api.AddressType;
 import io.jrnic.api.MemoryRegion;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.SendWorkRequest;
-import io.jrnic.core.MemoryLinkPair;
-import io.jrnic.core.mem.MemoryFixture.FakeRnic;
-import io.jrnic.core.mem.SoftProtectionDomain;
 import io.jrnic.core.mem.StagTable;
 import io.jrnic.core.wq.SendWqe;
 import org.junit.jupiter.api.AfterEach;
@@ -28,27 +25,23 @@ class SgeResolutionTest {
     private static final int RIGHTS = AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_WRITE;
 
     private final Arena arena = Arena.ofShared();
-    private final FakeRnic memA = new FakeRnic();
-    private final FakeRnic memB = new FakeRnic();
-    private final MemoryLinkPair link = MemoryLinkPair.onCallerThread(MemoryLinkPair.Options.defaults());
+    private final EnginePair pair = new EnginePair();
 
     @AfterEach
     void tearDown() {
-        link.close();
-        memA.close();
-        memB.close();
+        pair.close();
         arena.close();
     }
 
     @Test
     void aRegisteredSgeSendsTheBytesAtItsOffsetFromTheBaseTo_V_WR_55() {
-        MemorySegment source = memA.memory(1);
-        MemoryRegion src = memA.pd().registerMemory(source, AccessRights.LOCAL, 0, AddressType.VA_BASED, 0x7000_0000L,
+        MemorySegment source = pair.memA.memory(1);
+        MemoryRegion src = pair.pdA.registerMemory(source, AccessRights.LOCAL, 0, AddressType.VA_BASED, 0x7000_0000L,
                 false);
         fill(source, 100, 32, (byte) 0x41);
-        MemorySegment sink = memB.memory(1);
+        MemorySegment sink = pair.memB.memory(1);
 
-        writeAndSettle(memA.table, src.stag(), 0x7000_0000L + 100, 32, sink);
+        writeAndSettle(pair.memA.table, src.stag(), 0x7000_0000L + 100, 32, sink);
 
         assertThat(sink.asSlice(0, 32).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0x41);
     }
@@ -57,7 +50,7 @@ class SgeResolutionTest {
     void aStagZeroSgeSendsThePhysicalMemoryAtItsTo_V_MR_16() {
         MemorySegment physical = arena.allocate(4096, 4096);
         fill(physical, 256, 32, (byte) 0x5A);
-        MemorySegment sink = memB.memory(1);
+        MemorySegment sink = pair.memB.memory(1);
 
         writeAndSettle(new StagTable(64, physical), 0, physical.address() + 256, 32, sink);
 
@@ -66,26 +59,19 @@ class SgeResolutionTest {
 
     /** One Write from (stag, to) on side A into the start of {@code sink} on side B. */
     private void writeAndSettle(StagTable tableA, int stag, long to, int length, MemorySegment sink) {
-        RecordingUpcalls upcallsA = new RecordingUpcalls(memA.pd());
-        QpEngine a = new QpEngine(link.a);
-        a.start(new FakeQpContext(1, memA.pd(), tableA), upcallsA, null);
-        SoftProtectionDomain pdB = memB.pd();
-        RecordingUpcalls upcallsB = new RecordingUpcalls(pdB);
-        QpEngine b = new QpEngine(link.b);
-        b.start(new FakeQpContext(2, pdB, memB.table), upcallsB, null);
-        link.settle();
-        MemoryRegion dst = pdB.registerMemory(sink, RIGHTS);
+        pair.start(tableA);
+        MemoryRegion dst = pair.pdB.registerMemory(sink, RIGHTS);
 
         SendWqe w = new SendWqe(1, 0);
         w.copyFrom(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(stag, to, length)
                 .remote(dst.stag(), dst.query().baseTo()), true);
         w.inFlight = true;
-        a.transmit(w);
-        link.settle();
+        pair.a.transmit(w);
+        pair.link.settle();
 
-        assertThat(upcallsB.names()).as("the peer").isEmpty();
-        assertThat(upcallsA.names()).containsExactly("sendCompleted");
-        assertThat(upcallsA.calls.getFirst().status()).isEqualTo(io.jrnic.api.WorkCompletionStatus.SUCCESS);
+        assertThat(pair.upcallsB.names()).as("the peer").isEmpty();
+        assertThat(pair.upcallsA.names()).containsExactly("sendCompleted");
+        assertThat(pair.upcallsA.calls.getFirst().status()).isEqualTo(io.jrnic.api.WorkCompletionStatus.SUCCESS);
     }
 
     private static void fill(MemorySegment memory, long offset, int length, byte value) {
