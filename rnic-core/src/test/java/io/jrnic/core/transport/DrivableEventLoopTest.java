@@ -392,6 +392,7 @@ class DrivableEventLoopTest {
         AtomicBoolean hold = new AtomicBoolean();
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch released = new CountDownLatch(1);
         AtomicReference<Thread> ioThread = new AtomicReference<>();
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), TimeUnit.SECONDS.toNanos(30),
                 observed(new AtomicInteger(), context -> {
@@ -403,6 +404,7 @@ class DrivableEventLoopTest {
                         } catch (InterruptedException e) {
                             Thread.currentThread().interrupt();
                         }
+                        released.countDown();
                     }
                 }));
         CountDownLatch ran = new CountDownLatch(1);
@@ -415,6 +417,8 @@ class DrivableEventLoopTest {
         assertThat(holding.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(loop.drive()).as("the I/O thread holds the loop").isFalse();
         release.countDown();
+        // out of the held pass (its wait there is TIMED_WAITING too: not the park looked for below)
+        assertThat(released.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
 
         // the spin ends: the I/O thread parks for the takeover period (a spin goes on for 30 s)
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
