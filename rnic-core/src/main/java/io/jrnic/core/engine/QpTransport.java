@@ -34,7 +34,8 @@ public interface QpTransport extends LlpStreamHandle {
 
     /**
      * Queues a wire work request (Send types, RDMA Write, RDMA Read types) for transmission, in
-     * SQ order (V-WRP-11). Completion is reported by {@link Upcalls#sendCompleted}.
+     * SQ order (V-WRP-11). Completion is reported by {@link Upcalls#sendCompleted}, or for Sends and
+     * Writes finished together by {@link Upcalls#sendsCompleted}.
      *
      * @param wqe the WQE; valid until reported complete
      */
