@@ -166,7 +166,7 @@ class QueuePairStateTest extends VerbsFixture {
     }
 
     @Test
-    void resizeKeepsTheRingsPlaceWhenItsCountersAreNotAtZero_V_QP_27_V_QP_29() {
+    void resizeKeepsTheRingsPlaceWhenItsCountersAreNotAtZero_V_QP_27() {
         MemoryRegion mr = region(AccessRights.LOCAL);
         QueuePair qp = qp(); // SQ depth 16
         FakeTransport first = toRts(qp);

@@ -313,7 +313,7 @@ class QueuePairWorkRequestTest extends VerbsFixture {
     }
 
     @Test
-    void aListWhoseWrFailsItsLocalChecksHandsOverTheWrsBeforeItAheadOfTheTerminate_V_WRP_11_V_TERM_8() {
+    void aListWhoseWrFailsItsLocalChecksHandsOverTheWrsBeforeItAheadOfTheTerminate_V_WRP_11() {
         QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2));
         FakeTransport t = toRts(qp);
         t.autoClose = true;
@@ -331,7 +331,7 @@ class QueuePairWorkRequestTest extends VerbsFixture {
     }
 
     @Test
-    void completionsReportedTogetherCompleteEachWrOnceInOrder_V_WRP_11_V_QPS_64() {
+    void completionsReportedTogetherCompleteEachWrOnceInOrder_V_WRP_12() {
         QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2).signalAll(false));
         FakeTransport t = toRts(qp);
         t.autoClose = true;

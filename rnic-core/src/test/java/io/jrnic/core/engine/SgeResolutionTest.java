@@ -34,7 +34,7 @@ class SgeResolutionTest {
     }
 
     @Test
-    void aRegisteredSgeSendsTheBytesAtItsOffsetFromTheBaseTo_V_WR_55() {
+    void aRegisteredSgeSendsTheBytesAtItsOffsetFromTheBaseTo_V_MR_94() {
         MemorySegment source = pair.memA.memory(1);
         MemoryRegion src = pair.pdA.registerMemory(source, AccessRights.LOCAL, 0, AddressType.VA_BASED, 0x7000_0000L,
                 false);
