@@ -1211,25 +1211,13 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         public void sendCompleted(SendWqe w, WorkCompletionStatus status) {
             try {
                 synchronized (lock) {
-                    if (!active || !w.inFlight || w.done) {
+                    if (!active) {
                         return;
                     }
-                    w.inFlight = false;
-                    WorkCompletionStatus st = status;
-                    if (w.opcode.consumesOrd()) {
-                        readsOutstanding--;
+                    WorkCompletionStatus st = finish(w, status);
+                    if (st == null) {
+                        return;
                     }
-                    if (w.opcode.isRead()) {
-                        if (st == WorkCompletionStatus.SUCCESS && w.opcode == Opcode.RDMA_READ_INVALIDATE) {
-                            // V-WRP-32: invalidate after the data is placed, before the WC is visible
-                            WorkCompletionStatus inv = rnic.memory().invalidateLocal(SoftQueuePair.this, w.stags[0]);
-                            if (inv != null) {
-                                st = inv;
-                            }
-                        }
-                    }
-                    w.status = st;
-                    w.done = true;
                     completeSends();
                     if (st != WorkCompletionStatus.SUCCESS) {
                         enterTerminate(new TerminateMessage(TerminateMessage.LOCAL_CATASTROPHIC, true, null));
@@ -1253,11 +1241,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                     while (w != null) {
                         SendWqe next = w.txNext;
                         w.txNext = null;
-                        if (w.inFlight && !w.done) { // else flushed meanwhile: completed once already
-                            w.inFlight = false;
-                            w.status = WorkCompletionStatus.SUCCESS;
-                            w.done = true;
-                        }
+                        finish(w, WorkCompletionStatus.SUCCESS);
                         w = next;
                     }
                     completeSends();
@@ -1266,6 +1250,34 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             } finally {
                 rnic.events().drain();
             }
+        }
+
+        /**
+         * Marks a WQE in flight as done with {@code status} (a Read with Invalidate Local invalidates
+         * its sink first, V-WRP-32), under the lock.
+         *
+         * @return the status it completes with, or null when it was not in flight (flushed meanwhile:
+         *         it completed once already)
+         */
+        private WorkCompletionStatus finish(SendWqe w, WorkCompletionStatus status) {
+            if (!w.inFlight || w.done) {
+                return null;
+            }
+            w.inFlight = false;
+            WorkCompletionStatus st = status;
+            if (w.opcode.consumesOrd()) {
+                readsOutstanding--;
+            }
+            if (st == WorkCompletionStatus.SUCCESS && w.opcode == Opcode.RDMA_READ_INVALIDATE) {
+                // V-WRP-32: invalidate after the data is placed, before the WC is visible
+                WorkCompletionStatus inv = rnic.memory().invalidateLocal(SoftQueuePair.this, w.stags[0]);
+                if (inv != null) {
+                    st = inv;
+                }
+            }
+            w.status = st;
+            w.done = true;
+            return st;
         }
 
         @Override
