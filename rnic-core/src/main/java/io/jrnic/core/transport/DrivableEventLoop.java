@@ -80,7 +80,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final IoHandler handler;
     private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
     /** The loop's epoll stream sockets, which a non-blocking pass reads without epoll_wait while they are few. */
-    private final PolledSockets polledSockets = new PolledSockets();
+    private final PolledSockets polledSockets;
     /** The thread running the loop's work now, or null. */
     private final AtomicReference<Thread> driver = new AtomicReference<>();
     private final AtomicInteger state = new AtomicInteger(STARTED);
@@ -167,6 +167,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         this.tickerOffset = before + (System.nanoTime() - before) / 2 - ticker;
         this.lastDriven = System.nanoTime() - takeoverNanos; // nobody drove yet: the I/O thread serves setup
         this.handler = factory.newHandler(this);
+        this.polledSockets = new PolledSockets(this.handler);
         threads.execute(this::ioThreadMain); // last: the thread sees every field above
     }
 
@@ -209,7 +210,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
                 return false; // the I/O thread shuts the loop down
             }
             if (io) {
-                pollSockets();
+                pollSockets(me != ioThread);
             }
             runTasks();
             applicationDrives++; // single writer: the slot holder
@@ -261,6 +262,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         return polledSockets.count();
     }
 
+    /** Polled sockets out of the epoll set now (an application drives; read on the slot holder). */
+    int suspendedSockets() {
+        return polledSockets.suspended();
+    }
+
     /** Epoll stream sockets announced for registration whose handle has not registered. */
     int socketsBeingRegistered() {
         return polledSockets.announced();
@@ -277,9 +283,12 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      *
      * @return the work found: sockets that brought bytes, or the handler's events
      */
-    private int pollSockets() {
-        int read = polledSockets.readEach();
-        return read == PolledSockets.ASK_EPOLL ? handler.run(nonBlocking) : read;
+    private int pollSockets(boolean application) {
+        int read = polledSockets.readEach(application);
+        if (read == PolledSockets.ASK_EPOLL) {
+            return handler.run(nonBlocking);
+        }
+        return polledSockets.epollDue() ? read + handler.run(nonBlocking) : read;
     }
 
     private int runTasks() {
@@ -326,6 +335,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             int work = 0;
             try {
                 ioThreadTurns++; // single writer: the slot holder
+                polledSockets.resumeAll(); // it waits on epoll: the sockets must be in the set
                 ioBlocking = true;
                 work = handler.run(blocking);
                 ioBlocking = false;
@@ -358,7 +368,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             int work = 0;
             try {
                 ioThreadTurns++; // single writer: the slot holder
-                work = pollSockets() + runTasks();
+                work = pollSockets(false) + runTasks();
             } catch (Throwable t) {
                 LOG.warn("unexpected exception in the event loop", t);
             } finally {
@@ -390,7 +400,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             }
             int work = 0;
             try {
-                work = pollSockets() + runTasks();
+                work = pollSockets(false) + runTasks();
                 if (work > 0) {
                     ioThreadTurns++; // single writer: the slot holder
                 }
@@ -423,6 +433,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         try {
             long start = System.nanoTime();
             runAllTasks();
+            polledSockets.resumeAll();
             handler.prepareToDestroy(); // closes the channels still registered
             long lastWork = System.nanoTime();
             while (true) {
@@ -586,8 +597,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private void registerNow(IoHandle handle, Promise<IoRegistration> promise) {
         try {
             IoRegistration registration = handler.register(handle);
-            polledSockets.registered(handle, registration);
-            promise.setSuccess(registration);
+            promise.setSuccess(polledSockets.registered(handle, registration));
         } catch (Exception e) {
             polledSockets.registered(handle, null);
             promise.setFailure(e);

@@ -4,10 +4,14 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.IoHandle;
+import io.netty.channel.IoHandler;
+import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoEvent;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.epoll.EpollSocketChannel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.Arrays;
 import java.util.Map;
@@ -34,6 +38,18 @@ import java.util.concurrent.ConcurrentHashMap;
  * epoll is level-triggered (docs/transport.md), so a socket a read drained is not reported again,
  * and one a read left data in is reported by the next epoll pass: no event is lost.
  *
+ * <p>While application threads drive the loop, its polled sockets also leave the epoll set
+ * (issue 11): the kernel runs epoll's wake-up callback for every segment that reaches a socket in an
+ * epoll set, whatever its interest, which cost about 0.2 µs of a loopback half round trip
+ * (docs/benchmarks.md, "Issue 11, 2026-11-25 04:40-06:30 UTC"). Each socket's registration, as its
+ * channel holds it, is a {@link Suspendable}: an application's pass gives netty's registration up
+ * ({@code epoll_ctl(DEL)}), and the socket registers again, with the interest netty asked for
+ * meanwhile, before anything needs epoll to see it: a pass that must ask epoll for its sake (the
+ * conditions above), the I/O thread's blocking turn, the loop's shutdown. The periodic epoll pass
+ * reads the sockets directly as well, so a suspended socket is never left unread. The I/O
+ * thread's own non-blocking passes read them as they are and suspend nothing: it serves when no
+ * application does, and takes a blocking turn soon.
+ *
  * <p>The read is netty's own: the socket's {@link IoHandle} is handed an EPOLLIN event, as the epoll
  * handler would, so the channel reads, fires its pipeline and handles end of stream and errors as on
  * any event loop.
@@ -42,6 +58,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * (the slot holder).
  */
 final class PolledSockets {
+    private static final Logger LOG = LoggerFactory.getLogger(PolledSockets.class);
     /** Sockets on a loop up to which a non-blocking pass reads each of them directly. */
     static final int LIMIT = 2;
     /** Passes that read directly still let epoll look once in this many. */
@@ -56,8 +73,14 @@ final class PolledSockets {
     private final Map<Object, Channel> announced = new ConcurrentHashMap<>();
     private Channel[] channels = new Channel[LIMIT];
     private IoHandle[] handles = new IoHandle[LIMIT];
-    private IoRegistration[] registrations = new IoRegistration[LIMIT];
+    private Suspendable[] registrations = new Suspendable[LIMIT];
     private int count;
+    /** The loop's epoll handler, which a suspended socket registers with again to resume. */
+    private final IoHandler handler;
+
+    PolledSockets(IoHandler handler) {
+        this.handler = handler;
+    }
     private int passesSinceEpoll;
 
     /**
@@ -89,11 +112,12 @@ final class PolledSockets {
      * @param handle       the handle
      * @param registration its registration, or null when registering failed
      */
-    void registered(IoHandle handle, IoRegistration registration) {
+    IoRegistration registered(IoHandle handle, IoRegistration registration) {
         Channel channel = announced.remove(handle);
         if (channel == null || registration == null) {
-            return;
+            return registration;
         }
+        Suspendable suspendable = new Suspendable(handle, registration);
         if (count == channels.length) {
             channels = Arrays.copyOf(channels, 2 * count);
             handles = Arrays.copyOf(handles, 2 * count);
@@ -101,9 +125,10 @@ final class PolledSockets {
         }
         channels[count] = channel;
         handles[count] = handle;
-        registrations[count] = registration;
+        registrations[count] = suspendable;
         count++;
         channel.closeFuture().addListener(f -> remove(channel)); // runs on this loop
+        return suspendable;
     }
 
     private void remove(Channel channel) {
@@ -128,21 +153,24 @@ final class PolledSockets {
 
     /**
      * One non-blocking look at the sockets: reads each socket directly, or returns {@link #ASK_EPOLL}
-     * without reading when epoll must look instead (see the class comment). Loop thread.
+     * without reading when epoll must look instead (see the class comment). An application's pass
+     * then takes the sockets out of the epoll set ({@link #suspendAll}). Loop thread.
      *
+     * @param application whether an application thread drives (not the I/O thread)
      * @return the sockets whose read brought bytes (the loop's work, as the epoll handler counts
      *         its events), or {@link #ASK_EPOLL}
      */
-    int readEach() {
+    int readEach(boolean application) {
         int n = count;
-        if (n == 0 || n > LIMIT || ++passesSinceEpoll >= EPOLL_EVERY) {
-            passesSinceEpoll = 0;
+        if (n == 0 || n > LIMIT) {
+            resumeAll();
             return ASK_EPOLL;
         }
         for (int i = 0; i < n; i++) {
             Channel channel = channels[i];
             if (!channel.isActive() || !channel.config().isAutoRead() || waitsToWrite(channel)) {
                 passesSinceEpoll = 0;
+                resumeAll(); // epoll must see this socket's interest now
                 return ASK_EPOLL;
             }
         }
@@ -159,7 +187,131 @@ final class PolledSockets {
                 }
             }
         }
+        if (application) {
+            suspendAll();
+        }
         return work;
+    }
+
+    /**
+     * Whether this pass should also let epoll look, for what a read does not see (every
+     * {@value #EPOLL_EVERY}-th pass): a connect finishing, an accept, netty's own wake-ups. Loop thread.
+     */
+    boolean epollDue() {
+        if (++passesSinceEpoll >= EPOLL_EVERY) {
+            passesSinceEpoll = 0;
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Takes the polled sockets out of the loop's epoll set while application threads read them:
+     * the kernel runs a wake-up callback for every segment of a socket in an epoll set (about 0.2
+     * µs of a loopback half round trip, issue 11; docs/transport.md "Polled reads"). Loop thread.
+     */
+    private void suspendAll() {
+        for (int i = 0; i < count; i++) {
+            registrations[i].suspend();
+        }
+    }
+
+    /**
+     * Puts every suspended socket back into the epoll set, with the interest netty last asked for:
+     * before anything waits on epoll or needs it to see these sockets. Loop thread.
+     */
+    void resumeAll() {
+        for (int i = 0; i < count; i++) {
+            registrations[i].resume();
+        }
+    }
+
+    /** Sockets out of the epoll set now (tests). */
+    int suspended() {
+        int n = 0;
+        for (int i = 0; i < count; i++) {
+            if (registrations[i].inner == null) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * A polled socket's registration as its channel sees it: netty's registration with the loop's
+     * epoll handler, which this one can give up ({@link #suspend}: the socket leaves the epoll set)
+     * and take again ({@link #resume}), keeping the interest netty submits meanwhile and handing it
+     * on at the resume. What needs epoll for such a socket resumes it first: the next pass finds
+     * it waiting to write (EPOLLOUT) or reading on request only (EPOLLIN dropped), or the I/O thread
+     * is about to wait. Loop thread, but {@link #cancel} (netty's, any thread).
+     */
+    private final class Suspendable implements IoRegistration {
+        private final IoHandle handle;
+        private final Object attachment;
+        /** netty's registration, or null while the socket is out of the epoll set. */
+        private IoRegistration inner;
+        /** The interest netty last submitted, or null. */
+        private IoOps ops;
+        private volatile boolean cancelled;
+
+        Suspendable(IoHandle handle, IoRegistration inner) {
+            this.handle = handle;
+            this.inner = inner;
+            this.attachment = inner.attachment();
+        }
+
+        void suspend() {
+            IoRegistration current = inner;
+            if (current == null || cancelled) {
+                return;
+            }
+            inner = null;
+            current.cancel(); // on the loop: epoll_ctl(DEL) now (the slot holder is the executor thread)
+        }
+
+        void resume() {
+            if (inner != null || cancelled) {
+                return;
+            }
+            try {
+                IoRegistration again = handler.register(handle);
+                inner = again;
+                if (ops != null) {
+                    again.submit(ops);
+                }
+            } catch (Exception e) {
+                // the socket is gone (closed under us): its close reports it; nothing to wait on
+                LOG.debug("a polled socket could not rejoin the epoll set", e);
+            }
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T attachment() {
+            return (T) attachment;
+        }
+
+        @Override
+        public long submit(IoOps next) {
+            ops = next;
+            IoRegistration current = inner;
+            return current == null ? ((EpollIoOps) next).value() : current.submit(next); // suspended: at the resume
+        }
+
+        @Override
+        public boolean isValid() {
+            return !cancelled;
+        }
+
+        @Override
+        public boolean cancel() {
+            if (cancelled) {
+                return false;
+            }
+            cancelled = true;
+            IoRegistration current = inner;
+            return current == null || current.cancel();
+        }
     }
 
     /**

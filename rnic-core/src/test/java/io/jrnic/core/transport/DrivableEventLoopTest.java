@@ -3,6 +3,7 @@ package io.jrnic.core.transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -587,6 +588,110 @@ class DrivableEventLoopTest {
                 peer.getOutputStream().write(new byte[100]);
                 assertThat(reader.hundredBytes.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
                 assertThat(loop.isIoThread(reader.readOn.get())).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void anApplicationsDrivesTakeAPolledSocketOutOfEpollAndTheIoThreadPutsItBackBeforeItWaits() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.MILLISECONDS.toNanos(300), 0, factory("epoll"));
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect("epoll", server, reader);
+            try (Socket peer = server.accept()) {
+                assertThat(connected.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                driveUntil(loop, () -> loop.polledSockets() == 1);
+                peer.getOutputStream().write(new byte[60]);
+                driveUntil(loop, () -> reader.bytes.get() == 60);
+                // out of the epoll set once this thread's drives have the loop (the I/O thread hands it back)
+                driveUntil(loop, () -> loop.suspendedSockets() == 1);
+                // this thread stops driving: the I/O thread takes over and waits in epoll, which
+                // must see the socket again, or the next bytes are never read
+                peer.getOutputStream().write(new byte[40]);
+                assertThat(reader.hundredBytes.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                assertThat(loop.isIoThread(reader.readOn.get())).isTrue();
+                assertThat(loop.submit(loop::suspendedSockets).get(WAIT_SECONDS, TimeUnit.SECONDS)).isZero();
+            }
+        }
+    }
+
+    @Test
+    void aWriteThatFillsTheSocketOfASuspendedSocketFinishesWhenThePeerReads() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory("epoll"));
+        takeOver(loop); // only this thread's drives serve the channel
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect("epoll", server, reader);
+            driveUntil(loop, connected::isDone);
+            try (Socket peer = server.accept()) {
+                driveUntil(loop, () -> loop.suspendedSockets() == 1);
+                int size = 32 << 20; // beyond what loopback's socket buffers hold: netty waits for EPOLLOUT
+                ChannelFuture written = connected.channel().writeAndFlush(Unpooled.wrappedBuffer(new byte[size]));
+                loop.drive();
+                assertThat(written.isDone()).as("written at once").isFalse();
+                AtomicLong drained = new AtomicLong();
+                Thread sink = Thread.ofPlatform().start(() -> {
+                    try {
+                        drained.set(peer.getInputStream().readNBytes(size).length);
+                    } catch (java.io.IOException e) {
+                        drained.set(-1);
+                    }
+                });
+                driveUntil(loop, written::isDone); // the pass sees it waiting to write: back into epoll
+                assertThat(written.isSuccess()).isTrue();
+                sink.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+                assertThat(drained.get()).isEqualTo(size);
+            }
+        }
+    }
+
+    @Test
+    void socketsTakenOutOfEpollRejoinItWhenAThirdSocketMakesTheDrivesAskEpoll() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory("epoll"));
+        takeOver(loop); // only this thread's drives serve the channels
+        try (ServerSocket server = new ServerSocket(0, PolledSockets.LIMIT + 1, InetAddress.getLoopbackAddress())) {
+            server.setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            List<Socket> peers = new ArrayList<>();
+            List<Reader> readers = new ArrayList<>();
+            try {
+                for (int i = 0; i < PolledSockets.LIMIT; i++) {
+                    readers.add(new Reader());
+                    connectDriven(loop, server, readers.get(i));
+                    peers.add(server.accept());
+                }
+                driveUntil(loop, () -> loop.suspendedSockets() == PolledSockets.LIMIT);
+                readers.add(new Reader());
+                connectDriven(loop, server, readers.get(PolledSockets.LIMIT));
+                peers.add(server.accept());
+                // above the limit the drives read through epoll only: the suspended sockets must be back in its set
+                for (Socket peer : peers) {
+                    peer.getOutputStream().write(new byte[100]);
+                }
+                for (Reader reader : readers) {
+                    driveUntil(loop, () -> reader.bytes.get() == 100);
+                }
+                assertThat(loop.suspendedSockets()).isZero();
+            } finally {
+                for (Socket peer : peers) {
+                    peer.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aLoopShuttingDownClosesASocketItHadTakenOutOfEpoll() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory("epoll"));
+        takeOver(loop);
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            ChannelFuture connected = connect("epoll", server, reader);
+            driveUntil(loop, connected::isDone);
+            try (Socket peer = server.accept()) {
+                driveUntil(loop, () -> loop.suspendedSockets() == 1);
+                loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
+                assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+                assertThat(connected.channel().isOpen()).as("closed by the loop's shutdown").isFalse();
             }
         }
     }
