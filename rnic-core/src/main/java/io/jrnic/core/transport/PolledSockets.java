@@ -75,13 +75,16 @@ final class PolledSockets {
     private IoHandle[] handles = new IoHandle[LIMIT];
     private Suspendable[] registrations = new Suspendable[LIMIT];
     private int count;
-    /** The loop's epoll handler, which a suspended socket registers with again to resume. */
+    private int passesSinceEpoll;
+    /** The loop's epoll handler, with which a suspended socket registers again to resume. */
     private final IoHandler handler;
 
+    /**
+     * @param handler the loop's I/O handler (a socket leaves and rejoins its epoll set)
+     */
     PolledSockets(IoHandler handler) {
         this.handler = handler;
     }
-    private int passesSinceEpoll;
 
     /**
      * A channel is about to register on the loop: an epoll stream socket is remembered until its

@@ -620,13 +620,11 @@ class DrivableEventLoopTest {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory("epoll"));
         takeOver(loop); // only this thread's drives serve the channel
         try (ServerSocket server = loopbackServer()) {
-            Reader reader = new Reader();
-            ChannelFuture connected = connect("epoll", server, reader);
-            driveUntil(loop, connected::isDone);
+            Channel channel = connectDriven(loop, server, new Reader());
             try (Socket peer = server.accept()) {
                 driveUntil(loop, () -> loop.suspendedSockets() == 1);
                 int size = 32 << 20; // beyond what loopback's socket buffers hold: netty waits for EPOLLOUT
-                ChannelFuture written = connected.channel().writeAndFlush(Unpooled.wrappedBuffer(new byte[size]));
+                ChannelFuture written = channel.writeAndFlush(Unpooled.wrappedBuffer(new byte[size]));
                 loop.drive();
                 assertThat(written.isDone()).as("written at once").isFalse();
                 AtomicLong drained = new AtomicLong();
@@ -684,14 +682,12 @@ class DrivableEventLoopTest {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory("epoll"));
         takeOver(loop);
         try (ServerSocket server = loopbackServer()) {
-            Reader reader = new Reader();
-            ChannelFuture connected = connect("epoll", server, reader);
-            driveUntil(loop, connected::isDone);
+            Channel channel = connectDriven(loop, server, new Reader());
             try (Socket peer = server.accept()) {
                 driveUntil(loop, () -> loop.suspendedSockets() == 1);
                 loop.shutdownGracefully(0, 5, TimeUnit.SECONDS);
                 assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
-                assertThat(connected.channel().isOpen()).as("closed by the loop's shutdown").isFalse();
+                assertThat(channel.isOpen()).as("closed by the loop's shutdown").isFalse();
             }
         }
     }
