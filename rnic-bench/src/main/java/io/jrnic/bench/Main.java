@@ -5,6 +5,7 @@ import io.jrnic.bench.perftest.DevInfo;
 import io.jrnic.bench.perftest.Perftest;
 import io.jrnic.bench.perftest.PerftestTest;
 import io.jrnic.bench.probe.CrossCoreCopy;
+import io.jrnic.bench.probe.TcpWriteSizes;
 import io.jrnic.bench.rping.Rping;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -72,7 +73,10 @@ public final class Main {
                     (args, out) -> DevInfo.run(args, out, System.err)),
             new Command("copy-probe", "[seconds]",
                     "the machine, not jrnic: core-to-core copy rate every 0.5 s (is it in its fast or slow state?)",
-                    Main::runCopyProbe)));
+                    Main::runCopyProbe),
+            new Command("tcp-write-probe", "[rounds]",
+                    "the machine, not jrnic: loopback TCP's rate by write size, in turns of 300 ms (what a baseline must write)",
+                    Main::runTcpWriteProbe)));
         for (PerftestTest test : PerftestTest.values()) {
             list.add(new Command(test.command(), "[SERVER] [-s size] [-n iters|-D secs] [-a] [--loopback] [--json] ...",
                     "perftest's " + test.command() + (test.perftestInterop() ? " (interoperates with Linux perftest -R)"
@@ -192,6 +196,21 @@ public final class Main {
         CrossCoreCopy.run((int) seconds, out);
         return EXIT_OK;
     }
+
+    /** Runs {@link TcpWriteSizes} on its default patterns for the rounds given (default {@value #TCP_WRITE_PROBE_ROUNDS}). */
+    private static int runTcpWriteProbe(String[] args, PrintStream out) throws Exception {
+        long rounds = optionalNumber(args, "tcp-write-probe", "rounds", TCP_WRITE_PROBE_ROUNDS);
+        if (rounds < 1 || rounds > 1000) {
+            throw new UsageException("tcp-write-probe rounds must be in [1, 1000], was " + rounds);
+        }
+        TcpWriteSizes.run(TcpWriteSizes.DEFAULT_PATTERNS, (int) rounds, TCP_WRITE_PROBE_SLICE_MILLIS, out);
+        return EXIT_OK;
+    }
+
+    /** Rounds {@code tcp-write-probe} runs when none are given. */
+    static final int TCP_WRITE_PROBE_ROUNDS = 10;
+    /** Milliseconds of one pattern's turn in {@code tcp-write-probe}. */
+    static final int TCP_WRITE_PROBE_SLICE_MILLIS = 300;
 
     /**
      * The one optional integer argument of a command.

@@ -81,6 +81,21 @@ class MainTest {
     }
 
     @Test
+    void tcpWriteProbePrintsARatePerPatternAndItsSummary() throws Exception {
+        int code = Main.run(new String[] {"tcp-write-probe", "1"}, out, err);
+
+        assertThat(code).isEqualTo(Main.EXIT_OK);
+        assertThat(out()).containsPattern("(?m)^message +65536 B in writes of at most +32768 B: +[0-9]+ MB/s$")
+                .contains("tcp-write-probe: 6 patterns, 1 rounds of 300 ms each");
+    }
+
+    @Test
+    void tcpWriteProbeRejectsRoundsOutOfRange() throws Exception {
+        assertThat(Main.run(new String[] {"tcp-write-probe", "0"}, out, err)).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("tcp-write-probe rounds must be in [1, 1000], was 0");
+    }
+
+    @Test
     void helpListsCommandsOnStdout() throws Exception {
         for (String help : new String[] {"help", "-h", "--help"}) {
             outBytes.reset();

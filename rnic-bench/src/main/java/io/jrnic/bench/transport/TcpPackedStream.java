@@ -9,7 +9,8 @@ import java.nio.channels.SocketChannel;
 /**
  * The raw-TCP {@link MessageStream} that packs messages: {@link #send()} writes the message's
  * sequence number (and CRC trailer) into the next slot of a batch of {@value #BATCH_BYTES} bytes,
- * and only a full batch goes to the blocking SocketChannel, in one {@code write}. A
+ * and only a full batch goes to the blocking SocketChannel, in writes of {@value #WRITE_BYTES}
+ * bytes. A
  * {@link TcpPackedReceiver} thread reads large chunks and walks the messages in them. This is what
  * TCP can do for small messages when the application batches them (a message-rate baseline,
  * {@link Transport#TCP_PACKED}); {@link TcpMessageStream} pays a system call per message instead.
@@ -18,7 +19,7 @@ import java.nio.channels.SocketChannel;
  * {@link MessagePattern} says, each with its own sequence number and trailer; the pattern is
  * written once at open, so per message the sender rewrites 8 bytes (plus the trailer), as the
  * per-write stream does. Messages of {@value #BATCH_BYTES} bytes or more are one per batch: then
- * this stream is the per-write one.
+ * this stream differs from the per-write one only in the size of its writes.
  *
  * <p>Delivery: a message sits in the batch until the batch fills, {@link #flush()} or
  * {@link #finish()}; over a measurement of many batches the rate of {@code send()} is the delivered
@@ -32,8 +33,15 @@ import java.nio.channels.SocketChannel;
  */
 public final class TcpPackedStream implements MessageStream {
 
-    /** Bytes of one batch, one {@code write}: the loopback MTU, and the size of the 64 KiB message rows. */
+    /** Bytes of one batch: the loopback MTU, and the size of the 64 KiB message rows. */
     public static final int BATCH_BYTES = 64 * 1024;
+    /**
+     * The most bytes one {@code write} is given: half a batch. Loopback TCP moves a stream at about
+     * twice the rate in writes of 32 KiB as in writes of 64 KiB, which exceed its 65,483-byte MSS
+     * and leave a 53-byte segment behind each full one (docs/benchmarks.md, "Issue 11,
+     * 2026-11-28"): the baseline is what TCP can do, so it writes the way TCP does best.
+     */
+    public static final int WRITE_BYTES = BATCH_BYTES / 2;
 
     private final SocketChannel channel;
     private final TcpPackedReceiver receiver;
@@ -46,6 +54,8 @@ public final class TcpPackedStream implements MessageStream {
     /** Messages in the batch not yet written. */
     private int pending;
     private long sent;
+    /** Pieces written, each of at most {@link #WRITE_BYTES} bytes (tests). */
+    private long writes;
     private boolean finished;
 
     private TcpPackedStream(SocketChannel channel, TcpPackedReceiver receiver, MessageOptions options) {
@@ -111,22 +121,27 @@ public final class TcpPackedStream implements MessageStream {
         }
     }
 
-    /** Writes the messages of the batch so far, if any, in one {@code write} (a loop only if the kernel takes part of it). */
+    /** Writes the messages of the batch so far, if any, in writes of at most {@value #WRITE_BYTES} bytes. */
     @Override
     public void flush() throws IOException {
         if (pending == 0) {
             return;
         }
         batch.limit(pending * frameSize).position(0);
-        ChannelIo.writeFully(channel, batch);
+        writes += ChannelIo.writeFully(channel, batch, WRITE_BYTES);
         // the next send() puts into slot 0 onwards: absolute puts are checked against the limit
         batch.clear();
         pending = 0;
     }
 
+    /** Pieces written so far, each of at most {@link #WRITE_BYTES} bytes. */
+    long writes() {
+        return writes;
+    }
+
     @Override
     public String toString() {
-        return "packed TCP stream (" + slots + " messages per write)";
+        return "packed TCP stream (" + slots + " messages per batch, writes of at most " + WRITE_BYTES + " bytes)";
     }
 
     @Override

@@ -59,7 +59,8 @@ public enum Transport {
 
     /**
      * The message-rate baseline: blocking SocketChannels as {@link #TCP}, but the sender packs
-     * messages into {@value TcpPackedStream#BATCH_BYTES}-byte writes and the receiver reads large
+     * messages into {@value TcpPackedStream#BATCH_BYTES}-byte batches, written in
+     * {@value TcpPackedStream#WRITE_BYTES}-byte writes (the size loopback TCP streams fastest), and the receiver reads large
      * chunks and walks the messages in them ({@link TcpPackedStream}); what TCP does for small
      * messages when the application batches them. A stream only: a ping-pong has one message in
      * flight and nothing to pack, so {@link #openPingPong} refuses and {@link #hasPingPong()} is false.

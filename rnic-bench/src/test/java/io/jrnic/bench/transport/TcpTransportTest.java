@@ -71,8 +71,22 @@ class TcpTransportTest {
         assertThat(stream.finish()).isEqualTo(new TransferReport(300, 300, 0, 0, 0, 0));
     }
 
+    @ParameterizedTest
+    @CsvSource({"64, false, 2", "64, true, 2", "65536, false, 2", "65536, true, 3", "4096, true, 2"})
+    void packedStreamWritesAFullBatchInPiecesOfHalfABatch(int messageSize, boolean crc, int pieces) throws Exception {
+        MessageOptions options = new MessageOptions(messageSize, crc, true);
+        TcpPackedStream stream = (TcpPackedStream) Transport.TCP_PACKED.openStream(options);
+        for (int i = 0; i < TcpPackedStream.slotsPerBatch(options); i++) {
+            stream.send();
+        }
+
+        // writes of 64 KiB run loopback TCP at half speed (TcpPackedStream.WRITE_BYTES)
+        assertThat(stream.writes()).isEqualTo(pieces);
+        assertThat(stream.finish().delivered()).isEqualTo(TcpPackedStream.slotsPerBatch(options));
+    }
+
     @Test
-    void packedStreamPacksSmallMessagesIntoOneWrite() {
+    void packedStreamPacksSmallMessagesIntoOneBatch() {
         assertThat(TcpPackedStream.slotsPerBatch(new MessageOptions(64, false, false))).isEqualTo(1024);
         assertThat(TcpPackedStream.slotsPerBatch(new MessageOptions(64, true, false))).isEqualTo(65536 / 68);
         assertThat(TcpPackedStream.slotsPerBatch(new MessageOptions(65536, true, false))).isEqualTo(1);
