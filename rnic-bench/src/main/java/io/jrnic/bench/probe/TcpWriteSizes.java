@@ -1,5 +1,6 @@
 package io.jrnic.bench.probe;
 
+import io.jrnic.bench.transport.ChannelIo;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -108,15 +109,9 @@ public final class TcpWriteSizes {
         long start = System.nanoTime();
         long elapsed;
         do {
-            int pieces = (pattern.messageBytes() + pattern.writeBytes() - 1) / pattern.writeBytes();
-            message.clear();
-            for (int i = pieces; i > 0; i--) {
-                int left = pattern.messageBytes() - message.position();
-                message.limit(message.position() + (left + i - 1) / i);
-                while (message.hasRemaining()) {
-                    bytes += sender.write(message);
-                }
-            }
+            message.clear().limit(pattern.messageBytes());
+            ChannelIo.writeFully(sender, message, pattern.writeBytes()); // cut evenly, as the packed baseline
+            bytes += pattern.messageBytes();
             elapsed = System.nanoTime() - start;
         } while (elapsed < sliceNanos);
         return bytes * 1e3 / elapsed; // bytes per ns * 1e3 = MB/s

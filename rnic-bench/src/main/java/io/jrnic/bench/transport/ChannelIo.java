@@ -13,7 +13,7 @@ import java.nio.channels.WritableByteChannel;
  *
  * <p>Thread safety: stateless, all methods are thread-safe (the channels are not shared).
  */
-final class ChannelIo {
+public final class ChannelIo {
 
     /** How a {@link #readFully} ended. */
     enum ReadOutcome {
@@ -71,7 +71,7 @@ final class ChannelIo {
      *         parts counts once)
      * @throws IOException if the channel failed
      */
-    static int writeFully(WritableByteChannel channel, ByteBuffer buffer, int maxWrite) throws IOException {
+    public static int writeFully(WritableByteChannel channel, ByteBuffer buffer, int maxWrite) throws IOException {
         if (maxWrite < 1) {
             throw new IllegalArgumentException("maxWrite must be at least 1, was " + maxWrite);
         }

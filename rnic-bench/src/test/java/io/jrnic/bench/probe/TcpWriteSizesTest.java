@@ -21,8 +21,9 @@ class TcpWriteSizesTest {
         double[] rates = TcpWriteSizes.run(patterns, 2, 20, new PrintStream(text, true, StandardCharsets.UTF_8));
 
         assertThat(rates).hasSize(2);
-        assertThat(rates[0]).isPositive();
-        assertThat(rates[1]).isPositive();
+        // MB/s: more than a byte per microsecond, less than a terabyte per second
+        assertThat(rates[0]).isBetween(1.0, 1e6);
+        assertThat(rates[1]).isBetween(1.0, 1e6);
         String printed = text.toString(StandardCharsets.UTF_8);
         assertThat(printed).contains("message    65536 B in writes of at most  32768 B:")
                 .contains("message      100 B in writes of at most      7 B:")
@@ -38,5 +39,8 @@ class TcpWriteSizesTest {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> TcpWriteSizes.run(TcpWriteSizes.DEFAULT_PATTERNS, 0, 10, System.out))
                 .withMessageContaining("rounds");
+        assertThatIllegalArgumentException()
+                .isThrownBy(() -> TcpWriteSizes.run(TcpWriteSizes.DEFAULT_PATTERNS, 1, 0, System.out));
+        assertThatIllegalArgumentException().isThrownBy(() -> TcpWriteSizes.run(List.of(), 1, 10, System.out));
     }
 }

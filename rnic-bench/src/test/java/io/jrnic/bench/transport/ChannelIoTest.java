@@ -88,6 +88,14 @@ class ChannelIoTest {
     }
 
     @Test
+    void aBoundOfOneWritesByteByByte() throws Exception {
+        RecordingChannel channel = new RecordingChannel(Integer.MAX_VALUE);
+
+        assertThat(ChannelIo.writeFully(channel, counting(3), 1)).isEqualTo(3);
+        assertThat(channel.offered).containsExactly(1, 1, 1);
+    }
+
+    @Test
     void aBoundBelowOneIsRefused() {
         assertThatIllegalArgumentException()
                 .isThrownBy(() -> ChannelIo.writeFully(new RecordingChannel(1), ByteBuffer.allocate(1), 0))

@@ -308,12 +308,9 @@ final class PolledSockets {
 
         @Override
         public boolean cancel() {
-            if (cancelled) {
-                return false;
-            }
             cancelled = true;
             IoRegistration current = inner;
-            return current == null || current.cancel();
+            return current == null || current.cancel(); // suspended: out of the set already; netty's is idempotent
         }
     }
 

@@ -678,6 +678,23 @@ class DrivableEventLoopTest {
     }
 
     @Test
+    void aPeerClosingASocketOutOfEpollClosesTheChannelAndItLeavesTheLoop() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory("epoll"));
+        takeOver(loop);
+        try (ServerSocket server = loopbackServer()) {
+            Reader reader = new Reader();
+            Channel channel = connectDriven(loop, server, reader);
+            Socket peer = server.accept();
+            driveUntil(loop, () -> loop.suspendedSockets() == 1);
+            peer.close(); // end of stream, seen by a direct read; netty closes and cancels the registration
+            driveUntil(loop, () -> !channel.isOpen());
+            driveUntil(loop, () -> loop.polledSockets() == 0);
+            assertThat(reader.unregistered).isTrue();
+            assertThat(loop.drive()).as("the loop goes on").isTrue();
+        }
+    }
+
+    @Test
     void aLoopShuttingDownClosesASocketItHadTakenOutOfEpoll() throws Exception {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, factory("epoll"));
         takeOver(loop);
