@@ -97,8 +97,12 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     private FpduHandler rx;
     private PlacementHandler rxPlacement;
     private FpduLink.Listener listener;
-    /** ULPDU_Length of the last FPDU received: large ones predict large ones (direct placement policy). */
-    private int lastUlpduLength;
+    /**
+     * FPDUs that may still arrive before staging reads return to full size: a large FPDU (ULPDU at
+     * least {@link TransportConfig#directPlacementThreshold}) sets it to {@link #LARGE_FPDU_MEMORY},
+     * each smaller one counts it down (direct placement policy, {@link #cutStagingRead}).
+     */
+    private int largeFpduMemory;
     /** The buffer of the current direct read ({@link #rxWindow}), null while staging. */
     private ByteBuf directRead;
     /** Reused for every direct read: a window of the placement target (no slice object per read). */
@@ -210,13 +214,37 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
 
     /**
      * Whether the next staging read should stop after a header: only while a placement handler runs
-     * and the last FPDU was large, so that the payload of the next one can be read into its target.
-     * Small FPDUs keep big reads: many of them arrive whole in one read, and copying a few hundred
-     * bytes is cheaper than a system call per FPDU.
+     * and a large FPDU came lately ({@link #LARGE_FPDU_MEMORY}), so that the payload of the next one
+     * can be read into its target. Small FPDUs keep big reads: many of them arrive whole in one
+     * read, and copying a few hundred bytes is cheaper than a system call per FPDU.
      */
     private boolean cutStagingRead() {
+        return state == State.RUNNING && rxPlacement != null && largeFpduMemory > 0;
+    }
+
+    /**
+     * How many small FPDUs after a large one still keep staging reads cut. More than one: a large
+     * message whose length is not a multiple of the FPDU room ends in a small FPDU (a 64 KiB Write
+     * in the largest FPDUs leaves a dozen bytes for a second one), and a stream of such messages
+     * alternates large and small FPDUs. Judged by the last FPDU alone, every large FPDU's payload
+     * came through the staging buffer (a full-size read after the small one) and was copied: 94-99%
+     * of a 64 KiB Write stream's bytes (DirectPlacementLoopbackTest). The cost when traffic turns small for good: this many
+     * FPDUs read in header-sized reads.
+     */
+    static final int LARGE_FPDU_MEMORY = 4;
+
+    private boolean large(int ulpduLength) {
         int threshold = config.directPlacementThreshold();
-        return state == State.RUNNING && rxPlacement != null && threshold > 0 && lastUlpduLength >= threshold;
+        return threshold > 0 && ulpduLength >= threshold;
+    }
+
+    /** Direct placement policy: one received FPDU of this ULPDU length. */
+    private void received(int ulpduLength) {
+        if (large(ulpduLength)) {
+            largeFpduMemory = LARGE_FPDU_MEMORY;
+        } else if (largeFpduMemory > 0) {
+            largeFpduMemory--;
+        }
     }
 
     @Override
@@ -348,9 +376,9 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
                                        PlacementTarget target) {
             boolean placed = rxPlacement != null
                     && rxPlacement.placementTarget(prefix, offset, prefixLength, ulpduLength, target);
-            if (placed) {
+            if (placed && large(ulpduLength)) {
                 // Predict from the header already: the read of this FPDU's tail (pad, CRC) is cut too.
-                lastUlpduLength = ulpduLength;
+                largeFpduMemory = LARGE_FPDU_MEMORY;
             }
             return placed;
         }
@@ -358,7 +386,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         @Override
         public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
             fpdusReceived++;
-            lastUlpduLength = ulpduLength;
+            received(ulpduLength);
             openTx();
             rxPlacement.onPlaced(prefix, offset, prefixLength, ulpduLength);
         }
@@ -366,7 +394,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         @Override
         public void onUlpdu(MemorySegment segment, long offset, int length) {
             fpdusReceived++;
-            lastUlpduLength = length;
+            received(length);
             if (readRtrPending && rtrCodec.isZeroLengthReadResponse(segment, offset, length)) {
                 readRtrPending = false;      // the answer to our Read RTR: absorbed, frees the ORD slot
                 return;
