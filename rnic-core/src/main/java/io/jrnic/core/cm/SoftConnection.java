@@ -4,9 +4,9 @@ import io.jrnic.api.Connection;
 import io.jrnic.api.ConnectionParameters;
 import io.jrnic.api.QpState;
 import io.jrnic.api.QueuePair;
-import io.jrnic.api.QueuePairModification;
 import io.jrnic.api.VerbsException;
 import io.jrnic.core.engine.JfrEvents;
+import io.jrnic.core.engine.QpTransport;
 import io.jrnic.core.qp.SoftQueuePair;
 
 import java.net.SocketAddress;
@@ -29,6 +29,8 @@ final class SoftConnection implements Connection {
     private static final Duration CLOSE_MARGIN = Duration.ofSeconds(5);
 
     private final SoftQueuePair queuePair;
+    /** The LLP stream the queue pair entered RTS on for this connection. */
+    private final QpTransport stream;
     private final Role role;
     private final ConnectionParameters parameters;
     private final int mulpdu;
@@ -39,10 +41,11 @@ final class SoftConnection implements Connection {
     private final Duration closeTimeout;
     private final CompletableFuture<QpState> closed = new CompletableFuture<>();
 
-    SoftConnection(SoftQueuePair queuePair, Role role, ConnectionParameters parameters, int mulpdu,
+    SoftConnection(SoftQueuePair queuePair, QpTransport stream, Role role, ConnectionParameters parameters, int mulpdu,
                    byte[] localPrivateData, byte[] peerPrivateData, SocketAddress localAddress,
                    SocketAddress remoteAddress, Duration closeTimeout) {
         this.queuePair = queuePair;
+        this.stream = stream;
         this.role = role;
         this.parameters = parameters;
         this.mulpdu = mulpdu;
@@ -116,14 +119,16 @@ final class SoftConnection implements Connection {
         return modify(QpState.ERROR); // Verbs §6.6.2.3
     }
 
-    /** Modify QP while it is on this connection's stream in RTS; otherwise the stream is closing already. */
+    /**
+     * Modify QP while it is in RTS on this connection's stream; otherwise the stream is closing or
+     * closed already. Checked and modified under the queue pair's lock in one step: a check apart
+     * let a graceful close reach Idle in between, and an abort then took the Idle queue pair to Error.
+     */
     private CompletionStage<QpState> modify(QpState next) {
-        if (!closed.isDone() && queuePair.state() == QpState.RTS) {
-            try {
-                queuePair.modify(new QueuePairModification().nextState(next));
-            } catch (VerbsException e) {
-                // left RTS meanwhile (the peer closed, a Terminate) or was destroyed: closing already
-            }
+        try {
+            queuePair.modifyInRts(stream, next);
+        } catch (VerbsException e) {
+            // destroyed (or its RNIC closed): the stream is gone already
         }
         return closed();
     }

@@ -443,7 +443,7 @@ public final class SoftConnectionManager implements ConnectionManager {
                 QpEngine engine = new QpEngine(channel, closeTimeout, progressTimeout);
                 // Verbs §6.6.1: Idle -> RTS with the LLP stream; the negotiated depths in the same Modify.
                 qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(ird).ord(ord).llpStream(engine));
-                SoftConnection c = new SoftConnection(qp, info.role() == ConnectionInfo.Role.INITIATOR
+                SoftConnection c = new SoftConnection(qp, engine, info.role() == ConnectionInfo.Role.INITIATOR
                         ? Connection.Role.INITIATOR : Connection.Role.RESPONDER, parameters(p, ird, ord, info.rtr()),
                         info.mulpdu(), info.localPrivateData(), info.peerPrivateData(), info.localAddress(),
                         info.remoteAddress(), closeTimeout);

@@ -803,6 +803,34 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         }
     }
 
+    /**
+     * Modify QP to {@code next} if, and only if, this QP is in RTS on {@code stream}: the teardown
+     * shorthands of a connection ({@code Connection.disconnect()}, {@code abort()}), which modify
+     * nothing once the QP has left RTS or that connection's stream. The check and the Modify are one
+     * step under the QP's lock: checked apart, the QP could finish a graceful close (Closing, then
+     * Idle, {@code closed()} completing with Idle) in between, and the Modify to Error meant for RTS
+     * would then take the Idle QP to Error (docs/reliability.md, FaultInjectionTest case 726).
+     *
+     * @param stream the LLP stream the QP must still be on
+     * @param next   {@link QpState#CLOSING} or {@link QpState#ERROR}
+     * @return whether the QP was modified
+     * @throws VerbsException when the QP was destroyed or the RNIC closed
+     */
+    public boolean modifyInRts(QpTransport stream, QpState next) {
+        try {
+            synchronized (lock) {
+                checkUsable();
+                if (transport != stream || machine.state() != QpState.RTS) {
+                    return false;
+                }
+                applyModify(new QueuePairModification().nextState(next));
+                return true;
+            }
+        } finally {
+            rnic.events().drain();
+        }
+    }
+
     private void applyModify(QueuePairModification m) {
         QpState next = m.nextState();
         if (next == null) {
