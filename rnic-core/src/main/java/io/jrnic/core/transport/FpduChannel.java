@@ -345,7 +345,12 @@ public final class FpduChannel implements FpduLink {
         return ch;
     }
 
-    /** Read-readiness events of the socket so far (netty read loops; tests). */
+    /** The TCP segment size of the framing handler's segment rule, 0 when unknown (tests; event loop). */
+    int segmentSize() {
+        return connection.segmentSize();
+    }
+
+        /** Read-readiness events of the socket so far (netty read loops; tests). */
     long readEvents() {
         return connection.readEvents();
     }

@@ -76,9 +76,11 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
      *                       to be absorbed
      * @param fpdusSent      control FPDUs setup sent (the RTR or its Read Response)
      * @param fpdusReceived  FPDUs setup received (the RTR)
+     * @param segmentSize    the socket's TCP segment size (its send MSS), 0 when unknown
+     *                       ({@link SocketMss#segmentSize}; see {@link #segmentFirst})
      */
     record FullOperation(ConnectionInfo info, FpduWriter writer, int rxPosition, ByteBuf pending, boolean txOpen,
-                         boolean readRtrPending, long fpdusSent, long fpdusReceived) {
+                         boolean readRtrPending, long fpdusSent, long fpdusReceived, int segmentSize) {
     }
 
     private final ConnectionContext cx;
@@ -136,6 +138,30 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     static final int FLUSH_BATCH = 16 * 1024;
     /** ULPDU bytes framed since the last flush. */
     private int unflushed;
+    /** Wire bytes (whole FPDUs) framed since the last flush: {@link #segmentFirst}. */
+    private int unflushedWire;
+    /** The socket's TCP segment size, 0 when unknown (the segment rule is off): {@link #segmentFirst}. */
+    private int segmentSize;
+    /** Reads {@link #segmentSize} again every {@link #SEGMENT_SIZE_REFRESH} flushes; null when unknown. */
+    private final SocketMss.SendMss sendMss;
+    private int flushesSinceSegmentSize;
+    /**
+     * True while {@link #send} writes the FPDUs of a full segment ahead of the one it frames: the
+     * listener's callbacks that write would fire ({@code onSent}, {@code onWritable}) wait for the
+     * next {@link #flush}, because the caller is in the middle of its own send and a callback that
+     * sends again would put its FPDUs before the one being framed.
+     */
+    private boolean segmentFlushing;
+    /** The last token TCP took during a segment flush, not yet reported (negative: none). */
+    private long deferredToken = -1;
+    /** The channel became writable during a segment flush, not yet reported. */
+    private boolean writableDeferred;
+    /**
+     * Flushes between two reads of the socket's send MSS: it grows from half the peer's first window
+     * (32,741 bytes on a fresh loopback connection) to the MSS (65,483) as the window opens, and a
+     * read is a system call.
+     */
+    static final int SEGMENT_SIZE_REFRESH = 256;
     /**
      * Whether the socket reads through the JDK, which holds a segment's session during the read
      * (NIO); epoll reads into bare addresses, so only {@link NativeViews#stable} targets are read
@@ -180,6 +206,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         this.readRtrPending = handoff.readRtrPending();
         this.fpdusSent = handoff.fpdusSent();
         this.fpdusReceived = handoff.fpdusReceived();
+        this.segmentSize = handoff.segmentSize();
+        this.sendMss = SocketMss.SendMss.of(ch);
         this.channel = new FpduChannel(this);
         SocketKind kind = cx.transport.kind();
         this.sessionChecked = kind.sessionChecked();
@@ -225,11 +253,11 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     /**
      * How many small FPDUs after a large one still keep staging reads cut. More than one: a large
      * message whose length is not a multiple of the FPDU room ends in a small FPDU (a 64 KiB Write
-     * in the largest FPDUs leaves a dozen bytes for a second one), and a stream of such messages
-     * alternates large and small FPDUs. Judged by the last FPDU alone, every large FPDU's payload
-     * came through the staging buffer (a full-size read after the small one) and was copied: 94-99%
-     * of a 64 KiB Write stream's bytes (DirectPlacementLoopbackTest). The cost when traffic turns small for good: this many
-     * FPDUs read in header-sized reads.
+     * in the largest FPDUs carries 64,754 bytes in one and 782 in a second), and a stream of such
+     * messages alternates large and small FPDUs. Judged by the last FPDU alone, every large FPDU's
+     * payload came through the staging buffer (a full-size read after the small one) and was
+     * copied: 94-99% of a 64 KiB Write stream's bytes (DirectPlacementLoopbackTest). The cost when
+     * traffic turns small for good: this many FPDUs read in header-sized reads.
      */
     static final int LARGE_FPDU_MEMORY = 4;
 
@@ -438,8 +466,19 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         if (state == State.CLOSED || localClosure != null) {
             return false;
         }
+        int wire = writer.wireLength(headerLength + payloadLength);
+        if (segmentFirst(wire)) {
+            segmentFlushing = true;
+            try {
+                flush();
+            } finally {
+                segmentFlushing = false;
+            }
+        }
         try {
-            return frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+            boolean writable = frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+            unflushedWire += wire;
+            return writable;
         } catch (RuntimeException e) {
             // The framing state (marker position) may already count this FPDU, or part of it was
             // queued: nothing can follow it on this stream (Verbs §6.4 #1, V-TERM-4).
@@ -559,6 +598,10 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
      */
     private void fpduSent(long token, int fpdus) {
         fpdusWritten += fpdus;
+        if (token >= 0 && segmentFlushing) {
+            deferredToken = token;     // cumulative: the last one reports them all
+            return;
+        }
         if (token >= 0 && listener != null) {
             try {
                 listener.onSent(token);
@@ -581,7 +624,12 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         pieceCount++;
     }
 
-    /** TX message pool statistics (tests). */
+    /** The segment rule's TCP segment size now, 0 when unknown (tests). */
+    int segmentSize() {
+        return segmentSize;
+    }
+
+        /** TX message pool statistics (tests). */
     int txObjectsCreated() {
         return txPool.created();
     }
@@ -593,8 +641,34 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         }
     }
 
+    /**
+     * The segment rule (issue 11): whether the FPDUs framed since the last flush go to TCP before an
+     * FPDU of {@code wire} bytes joins them. They do when they fill at least half a TCP segment but
+     * not a whole one, and this FPDU would carry them past the segment's end. A socket write that
+     * runs a little past a segment leaves as a full segment and a small one: loopback TCP moved
+     * writes of 65,576 bytes at a third of the rate of writes of at most its 65,483-byte MSS
+     * ({@code tcp-write-probe}, docs/benchmarks.md). A post list of 16 4 KiB Writes was one
+     * 65,856-byte write; now it is 15 FPDUs in one segment and the 16th in the next write. Beyond
+     * one segment, batching wins: the kernel cuts full segments from a large write and leaves one
+     * small one at its end, and the event-loop mode's large flushes of many messages stay as they
+     * are. Below half a segment, a write of its own would be the small segment itself.
+     */
+    private boolean segmentFirst(int wire) {
+        int pending = unflushedWire;
+        return segmentSize > 0 && pending >= segmentSize / 2 && pending <= segmentSize
+                && pending + wire > segmentSize;
+    }
+
     void flush() {
+        if (!segmentFlushing) {
+            reportDeferred();
+        }
         unflushed = 0;
+        unflushedWire = 0;
+        if (sendMss != null && ++flushesSinceSegmentSize >= SEGMENT_SIZE_REFRESH) {
+            flushesSinceSegmentSize = 0;
+            segmentSize = sendMss.read();
+        }
         writeOpen();
         if (!txOpen) {
             flushDeferred = true;      // client/server Responder before the Initiator's first FPDU
@@ -605,7 +679,9 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext context) {
-        if (ch.isWritable() && listener != null && state == State.RUNNING) {
+        if (segmentFlushing) {
+            writableDeferred = true;   // reported by the next flush (see segmentFlushing)
+        } else if (ch.isWritable() && listener != null && state == State.RUNNING) {
             try {
                 listener.onWritable();
             } catch (RuntimeException e) {
@@ -613,6 +689,25 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             }
         }
         context.fireChannelWritabilityChanged();
+    }
+
+    /** Reports what a segment flush held back ({@link #segmentFlushing}), in the order it happened. */
+    private void reportDeferred() {
+        long token = deferredToken;
+        if (token >= 0) {
+            deferredToken = -1;
+            fpduSent(token, 0);
+        }
+        if (writableDeferred) {
+            writableDeferred = false;
+            if (ch.isWritable() && listener != null && state == State.RUNNING) {
+                try {
+                    listener.onWritable();
+                } catch (RuntimeException e) {
+                    LOG.warn("onWritable threw", e);
+                }
+            }
+        }
     }
 
     // ------------------------------------------------------------------ close
@@ -814,6 +909,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             return;
         }
         closureReported = true;
+        reportDeferred(); // TCP took those FPDUs before the stream ended: their sends succeeded
         try {
             listener.onClosed(closure);
         } catch (RuntimeException e) {

@@ -612,7 +612,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
         ConnectionInfo info = ConnectionInfo.of(role, params, rtr, mulpdu, localPrivateData, peerPrivateData,
                 ch.localAddress(), ch.remoteAddress());
         FpduFramingHandler.FullOperation handoff = new FpduFramingHandler.FullOperation(info, writer, rxPosition,
-                pending, txOpen, readRtrPending, fpdusSent, fpdusReceived);
+                pending, txOpen, readRtrPending, fpdusSent, fpdusReceived, SocketMss.segmentSize(ch));
         pending = null;
         state = State.ESTABLISHED;
         setupReported = true;

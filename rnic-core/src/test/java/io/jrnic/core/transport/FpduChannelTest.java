@@ -19,6 +19,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 import static io.jrnic.core.transport.TransportFixture.LOOPBACK;
 import static io.jrnic.core.transport.TransportFixture.assertSameBytes;
@@ -29,6 +30,7 @@ import static io.jrnic.core.transport.TransportFixture.pattern;
 import static io.jrnic.core.transport.TransportFixture.total;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The established channel over real loopback TCP: data both ways, placement, backpressure, close. */
 class FpduChannelTest {
@@ -140,6 +142,101 @@ class FpduChannelTest {
         // After the first large FPDU every staging read stops after a header: only a few dozen payload
         // bytes per 64 KiB FPDU are copied.
         assertThat(copiesPerByte).isLessThan(0.03);
+    }
+
+    @Test
+    void theSegmentRuleFollowsTheSocketsSendMssAsTheWindowOpens() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        MpaSettings plain = settings(CrcPolicy.OFF, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        FpduChannel a = pair.initiator();
+        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "the send MSS is read on epoll only");
+        int[] first = new int[2];
+        onLoop(a, () -> {
+            first[0] = a.segmentSize();
+            first[1] = SocketMss.segmentSize(a.nettyChannel());
+        });
+        assertThat(first[0]).as("read at Full Operation").isPositive().isEqualTo(first[1]);
+
+        // 4 MiB open the window (Linux holds the MSS to half the peer's largest window), then enough
+        // flushes for the next read
+        int[] sizes = {4 * 1024 * 1024};
+        long total = total(sizes);
+        Endpoint receiver = new Endpoint(total, fpduCount(sizes, a.mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(a);
+        sender.send(pattern(total, 3), sizes);
+        await(receiver.done);
+        int[] later = new int[2];
+        onLoop(a, () -> {
+            for (int i = 0; i < FpduFramingHandler.SEGMENT_SIZE_REFRESH; i++) {
+                a.flush();
+            }
+            later[0] = a.segmentSize();
+            later[1] = SocketMss.segmentSize(a.nettyChannel());
+        });
+        assertThat(later[1]).as("loopback's MSS, once the window has grown").isGreaterThan(first[1]);
+        assertThat(later[0]).as("read again within %d flushes", FpduFramingHandler.SEGMENT_SIZE_REFRESH)
+                .isEqualTo(later[1]);
+    }
+
+    @Test
+    void aSendFromOnSentDuringASegmentFlushFollowsTheFpduBeingFramed() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        MpaSettings plain = settings(CrcPolicy.OFF, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        FpduChannel a = pair.initiator();
+        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "the segment rule needs the send MSS (epoll)");
+        int[] segment = new int[1];
+        onLoop(a, () -> segment[0] = a.segmentSize());
+        // two FPDUs of 5/8 of a segment each: the second one's send writes the first on its own
+        int payload = segment[0] * 5 / 8;
+        java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Endpoint receiver = new Endpoint(3L * payload, 3) {
+            @Override
+            public void onUlpdu(MemorySegment seg, long offset, int length) {
+                arrivals.add(tagged.wrap(seg, offset).taggedOffset());
+                super.onUlpdu(seg, offset, length);
+            }
+        };
+        MemorySegment source = pattern(3L * payload, 5);
+        Endpoint sender = new Endpoint(0, 0) {
+            @Override
+            public void onSent(long token) {
+                if (token == 0) {
+                    // "post from the completion": the next message, after everything framed before
+                    fpdu(2L * payload, -1);
+                    channel.flush();
+                }
+            }
+
+            void fpdu(long to, long token) {
+                int h = encoder.taggedHeader(header, 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true, 0x1234, to);
+                if (token >= 0) {
+                    channel.send(header, 0, h, source, to, payload, token);
+                } else {
+                    channel.send(header, 0, h, source, to, payload);
+                }
+            }
+
+            @Override
+            void send(MemorySegment source, int[] sizes) {
+                onLoop(channel, () -> {
+                    fpdu(0, 0);
+                    fpdu(payload, 1);   // the segment flush: TCP takes FPDU 0 here
+                    channel.flush();
+                });
+            }
+        };
+        receiver.start(pair.responder());
+        sender.start(a);
+        sender.send(source, null);
+        await(receiver.done);
+        assertThat(arrivals).as("TOs in arrival order").containsExactly(0L, (long) payload, 2L * payload);
+        assertSameBytes(receiver.received, source, 3L * payload);
     }
 
     @Test

@@ -57,13 +57,20 @@ class FpduFramingHandlerTest {
 
     /** Installs a framing handler as the setup handler would at Full Operation. */
     private FpduChannel install(Role role, MpaParameters params, FpduWriter writer, byte[] pending, boolean txOpen) {
+        return install(role, params, writer, pending, txOpen, 0);
+    }
+
+    /** Installs a framing handler whose socket cuts writes into segments of {@code segmentSize} bytes. */
+    private FpduChannel install(Role role, MpaParameters params, FpduWriter writer, byte[] pending, boolean txOpen,
+                                int segmentSize) {
         ch = new EmbeddedChannel();
         cx = new ConnectionContext(transport, role);
         ConnectionInfo info = ConnectionInfo.of(role, params, null, Fpdu.mulpdu(1460, params.markersOnSend()),
                 new byte[0], new byte[0], ch.localAddress(), ch.remoteAddress());
         ByteBuf held = pending == null ? null : Unpooled.copiedBuffer(pending);
         framing = new FpduFramingHandler(cx, ch,
-                new FpduFramingHandler.FullOperation(info, writer, 0, held, txOpen, false, 0, 0));
+                new FpduFramingHandler.FullOperation(info, writer, 0, held, txOpen, false, 0, 0,
+                        segmentSize));
         ch.pipeline().addLast(MpaSetupHandler.FRAMING_HANDLER_NAME, framing);
         cx.allocator.source(framing);
         return framing.channel();
@@ -178,6 +185,64 @@ class FpduFramingHandlerTest {
         reference.write(MemorySegment.ofArray(header), 0, 14, MemorySegment.ofArray(second), 0);
         assertThat(written(ch)).isEqualTo(RawFrames.concat(first, second));
         assertThat(channel.fpdusSent()).isEqualTo(2);
+    }
+
+    /** Sends one FPDU of {@code wire} bytes (a 14-byte header and payload; no markers, CRC on) and returns its bytes. */
+    private static byte[] sendFpdu(FpduChannel channel, FpduWriter reference, int wire, int seed) {
+        int ulpdu = wire - 6;             // MPA length field and CRC (RFC 5044 §4); multiples of 4 need no pad
+        byte[] header = payload(14, seed);
+        byte[] body = payload(ulpdu - 14, seed + 1);
+        channel.send(MemorySegment.ofArray(header), 0, 14, MemorySegment.ofArray(body), 0, body.length);
+        byte[] fpdu = new byte[reference.wireLength(ulpdu)];
+        assertThat(fpdu).hasSize(wire);
+        reference.write(MemorySegment.ofArray(header), 0, 14, MemorySegment.ofArray(body), 0, body.length,
+                MemorySegment.ofArray(fpdu), 0);
+        return fpdu;
+    }
+
+    @Test
+    void fpdusFillingMostOfASegmentGoBeforeAnFpduThatWouldRunPastIt() {
+        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
+        channel.start(new Ulpdus(), new Ulpdus());
+        FpduWriter reference = new FpduWriter(false, true);
+        byte[] a = sendFpdu(channel, reference, 300, 1);
+        byte[] b = sendFpdu(channel, reference, 300, 3);
+        assertThat(written(ch)).as("600 of 1000 bytes: they wait for the flush").isEmpty();
+        byte[] c = sendFpdu(channel, reference, 600, 5);
+        assertThat(written(ch)).as("1200 would leave a 200-byte segment: the first 600 went on their own")
+                .isEqualTo(RawFrames.concat(a, b));
+        byte[] d = sendFpdu(channel, reference, 400, 7);
+        assertThat(written(ch)).as("600 + 400 fit the segment exactly").isEmpty();
+        channel.flush();
+        assertThat(written(ch)).isEqualTo(RawFrames.concat(c, d));
+        assertThat(channel.fpdusSent()).isEqualTo(4);
+    }
+
+    @Test
+    void fpdusBelowHalfASegmentOrPastOneWaitForTheFlush() {
+        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
+        channel.start(new Ulpdus(), new Ulpdus());
+        FpduWriter reference = new FpduWriter(false, true);
+        byte[] a = sendFpdu(channel, reference, 496, 1);
+        byte[] b = sendFpdu(channel, reference, 1004, 3);
+        assertThat(written(ch)).as("496 bytes are under half a segment: a write of their own would be small")
+                .isEmpty();
+        byte[] c = sendFpdu(channel, reference, 500, 5);
+        assertThat(written(ch)).as("1500 bytes are past one segment already: batching wins").isEmpty();
+        channel.flush();
+        assertThat(written(ch)).isEqualTo(RawFrames.concat(a, b, c));
+    }
+
+    @Test
+    void withoutASegmentSizeOnlyTheFlushWrites() {
+        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 0);
+        channel.start(new Ulpdus(), new Ulpdus());
+        FpduWriter reference = new FpduWriter(false, true);
+        byte[] a = sendFpdu(channel, reference, 1000, 1);
+        byte[] b = sendFpdu(channel, reference, 1000, 3);
+        assertThat(written(ch)).isEmpty();
+        channel.flush();
+        assertThat(written(ch)).isEqualTo(RawFrames.concat(a, b));
     }
 
     @Test

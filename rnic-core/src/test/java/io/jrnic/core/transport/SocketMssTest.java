@@ -49,7 +49,9 @@ class SocketMssTest {
             long kernel = channel.tcpInfo().sndMss();
             assertThat(kernel).as("loopback's MSS").isGreaterThan(TransportConfig.ETHERNET_EMSS);
             assertThat(SocketMss.of(channel)).isEqualTo(Math.min(kernel, TransportConfig.MAX_EMSS));
+            assertThat(SocketMss.segmentSize(channel)).as("the segment rule's size, unclamped").isEqualTo(kernel);
             channel.close().sync();
+            assertThat(SocketMss.segmentSize(channel)).as("closed: unknown").isZero();
         }
     }
 
@@ -61,6 +63,7 @@ class SocketMssTest {
         try (ServerSocket server = new ServerSocket(0, 1, loopback)) {
             Channel channel = connect(server, NioSocketChannel.class);
             assertThat(SocketMss.of(channel)).isEqualTo(Math.min(mtu - SocketMss.IPV4_TCP_HEADERS, TransportConfig.MAX_EMSS));
+            assertThat(SocketMss.segmentSize(channel)).as("no exact MSS on NIO: the segment rule is off").isZero();
             channel.close().sync();
         }
     }
