@@ -144,14 +144,20 @@ class FpduChannelTest {
         assertThat(copiesPerByte).isLessThan(0.03);
     }
 
-    @Test
-    void theSegmentRuleFollowsTheSocketsSendMssAsTheWindowOpens() throws Exception {
+    /** A connection of the largest FPDUs, CRC and markers off, on epoll; the test is skipped elsewhere. */
+    private Pair largeFpdusOnEpoll(String why) throws Exception {
         transport.close();
         transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
         MpaSettings plain = settings(CrcPolicy.OFF, false);
         Pair pair = TransportFixture.connect(transport, plain, plain);
+        assumeTrue(pair.initiator().ioTransport() == IoTransport.EPOLL, why);
+        return pair;
+    }
+
+    @Test
+    void theSegmentRuleFollowsTheSocketsSendMssAsTheWindowOpens() throws Exception {
+        Pair pair = largeFpdusOnEpoll("the send MSS is read on epoll only");
         FpduChannel a = pair.initiator();
-        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "the send MSS is read on epoll only");
         int[] first = new int[2];
         onLoop(a, () -> {
             first[0] = a.segmentSize();
@@ -184,12 +190,8 @@ class FpduChannelTest {
 
     @Test
     void aSendFromOnSentDuringASegmentFlushFollowsTheFpduBeingFramed() throws Exception {
-        transport.close();
-        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
-        MpaSettings plain = settings(CrcPolicy.OFF, false);
-        Pair pair = TransportFixture.connect(transport, plain, plain);
+        Pair pair = largeFpdusOnEpoll("the segment rule needs the send MSS (epoll)");
         FpduChannel a = pair.initiator();
-        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "the segment rule needs the send MSS (epoll)");
         int[] segment = new int[1];
         onLoop(a, () -> segment[0] = a.segmentSize());
         // two FPDUs of 5/8 of a segment each: the second one's send writes the first on its own
