@@ -160,6 +160,30 @@ class FpduFramingHandlerTest {
     }
 
     @Test
+    void afterALargeFpduStagingReadsStayCutForFourMoreFpdus() {
+        FpduChannel channel = install(Role.RESPONDER, params(false), new FpduWriter(false, true), null, true);
+        Placing rx = new Placing();
+        channel.start(rx, rx);
+        int full = cx.config.stagingBufferSize();
+        int threshold = cx.config.directPlacementThreshold();
+        int cut = TransportConfig.HEADER_READ_LENGTH;
+        assertThat(framing.nextReadSize()).as("nothing large seen yet").isEqualTo(full);
+
+        read(ch, cx.allocator, RawFrames.writeFpdu(payload(threshold - 14 - 1, 1), 0));
+        assertThat(framing.nextReadSize()).as("a ULPDU one byte under the threshold is small").isEqualTo(full);
+
+        read(ch, cx.allocator, RawFrames.writeFpdu(payload(threshold - 14, 2), 0), cut);
+        assertThat(framing.nextReadSize()).as("a ULPDU of the threshold is large").isEqualTo(cut);
+        for (int i = 1; i <= FpduFramingHandler.LARGE_FPDU_MEMORY; i++) {
+            read(ch, cx.allocator, RawFrames.writeFpdu(payload(100, 2 + i), 0), cut);
+            assertThat(framing.nextReadSize()).as("after %d small FPDUs", i)
+                    .isEqualTo(i < FpduFramingHandler.LARGE_FPDU_MEMORY ? cut : full);
+        }
+        assertThat(rx.fault).isNull();
+        assertThat(channel.fpdusReceived()).isEqualTo(2 + FpduFramingHandler.LARGE_FPDU_MEMORY);
+    }
+
+    @Test
     void txFramingIsExactAndContinuesTheHandedOverMarkerPosition() {
         // the writer comes from setup having framed a 24-byte RTR already: markers follow that position
         FpduWriter handed = new FpduWriter(true, true);
@@ -213,9 +237,23 @@ class FpduFramingHandlerTest {
                 .isEqualTo(RawFrames.concat(a, b));
         byte[] d = sendFpdu(channel, reference, 400, 7);
         assertThat(written(ch)).as("600 + 400 fit the segment exactly").isEmpty();
+        byte[] e = sendFpdu(channel, reference, 100, 9);
+        assertThat(written(ch)).as("a whole segment goes before what would follow it").isEqualTo(RawFrames.concat(c, d));
         channel.flush();
-        assertThat(written(ch)).isEqualTo(RawFrames.concat(c, d));
-        assertThat(channel.fpdusSent()).isEqualTo(4);
+        assertThat(written(ch)).isEqualTo(e);
+        assertThat(channel.fpdusSent()).isEqualTo(5);
+    }
+
+    @Test
+    void exactlyHalfASegmentGoesBeforeAnFpduThatWouldRunPastTheSegment() {
+        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
+        channel.start(new Ulpdus(), new Ulpdus());
+        FpduWriter reference = new FpduWriter(false, true);
+        byte[] a = sendFpdu(channel, reference, 500, 1);
+        byte[] b = sendFpdu(channel, reference, 504, 3);
+        assertThat(written(ch)).isEqualTo(a);
+        channel.flush();
+        assertThat(written(ch)).isEqualTo(b);
     }
 
     @Test
