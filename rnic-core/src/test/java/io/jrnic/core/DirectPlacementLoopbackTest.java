@@ -14,8 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Direct placement over real loopback TCP for a stream of large messages whose segmentation leaves
- * a small FPDU behind every large one (docs/transport.md, "RX: direct placement with netty"): the payload of the
- * large FPDUs goes from the socket straight into the target, not through the staging buffer.
+ * a small FPDU behind every large one (docs/transport.md, "RX: direct placement with netty"): the
+ * payload of the large FPDUs goes from the socket straight into the target, not through the
+ * staging buffer.
  */
 class DirectPlacementLoopbackTest extends LoopbackFixture {
     private static final int WRITE = 64 * 1024;

@@ -350,7 +350,7 @@ public final class FpduChannel implements FpduLink {
         return connection.segmentSize();
     }
 
-        /** Read-readiness events of the socket so far (netty read loops; tests). */
+    /** Read-readiness events of the socket so far (netty read loops; tests). */
     long readEvents() {
         return connection.readEvents();
     }

@@ -629,7 +629,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         return segmentSize;
     }
 
-        /** TX message pool statistics (tests). */
+    /** TX message pool statistics (tests). */
     int txObjectsCreated() {
         return txPool.created();
     }
@@ -681,14 +681,21 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     public void channelWritabilityChanged(ChannelHandlerContext context) {
         if (segmentFlushing) {
             writableDeferred = true;   // reported by the next flush (see segmentFlushing)
-        } else if (ch.isWritable() && listener != null && state == State.RUNNING) {
+        } else {
+            reportWritable();
+        }
+        context.fireChannelWritabilityChanged();
+    }
+
+    /** Tells the listener that the channel takes writes again, if it does and the stream runs. */
+    private void reportWritable() {
+        if (ch.isWritable() && listener != null && state == State.RUNNING) {
             try {
                 listener.onWritable();
             } catch (RuntimeException e) {
                 LOG.warn("onWritable threw", e);
             }
         }
-        context.fireChannelWritabilityChanged();
     }
 
     /** Reports what a segment flush held back ({@link #segmentFlushing}), in the order it happened. */
@@ -700,13 +707,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         }
         if (writableDeferred) {
             writableDeferred = false;
-            if (ch.isWritable() && listener != null && state == State.RUNNING) {
-                try {
-                    listener.onWritable();
-                } catch (RuntimeException e) {
-                    LOG.warn("onWritable threw", e);
-                }
-            }
+            reportWritable();
         }
     }
 

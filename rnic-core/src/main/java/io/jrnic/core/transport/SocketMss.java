@@ -48,11 +48,9 @@ final class SocketMss {
      * @return its EMSS, within {@link TransportConfig}'s range
      */
     static int of(Channel channel) {
-        if (channel instanceof EpollSocketChannel epoll && epoll.isActive()) {
-            long mss = epoll.tcpInfo().sndMss();
-            if (mss > 0) {
-                return clamp(mss);
-            }
+        int mss = segmentSize(channel);
+        if (mss > 0) {
+            return clamp(mss);
         }
         int mtuBased = fromMtu(channel.localAddress());
         return mtuBased > 0 ? mtuBased : TransportConfig.ETHERNET_EMSS;

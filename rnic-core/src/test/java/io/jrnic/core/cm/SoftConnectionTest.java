@@ -100,11 +100,12 @@ class SoftConnectionTest {
             awaitBlockedOrDone(aborter[0]);
         };
 
-        connection.disconnect();
+        var disconnected = connection.disconnect().toCompletableFuture();
         aborter[0].join(TimeUnit.SECONDS.toMillis(10));
         assertThat(qp.state()).isEqualTo(QpState.CLOSING); // Modify to Error is not allowed from Closing
         stream.upcalls.closeCompleted();
 
+        assertThat(disconnected.get(10, TimeUnit.SECONDS)).as("disconnect's stage").isEqualTo(QpState.IDLE);
         assertThat(connection.closed().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(QpState.IDLE);
         assertThat(qp.state()).isEqualTo(QpState.IDLE);
         assertThat(stream.resets).isZero();
