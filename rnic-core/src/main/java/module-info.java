@@ -16,6 +16,8 @@ module io.jrnic.core {
     // separate module io.netty.transport.epoll.linux.<arch>, found as a resource when it is on the
     // module path and resolved (docs/packaging.md)
     requires io.netty.transport.classes.epoll;
+    // its native layer: writev of bare addresses (DirectWriter)
+    requires io.netty.transport.unix.common;
     // JFR events (docs/observability.md)
     requires jdk.jfr;
     requires org.slf4j;

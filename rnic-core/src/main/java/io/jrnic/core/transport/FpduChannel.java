@@ -350,6 +350,11 @@ public final class FpduChannel implements FpduLink {
         return connection.segmentSize();
     }
 
+    /** See {@link FpduFramingHandler#directWriter()} (tests; event loop only). */
+    DirectWriter directWriter() {
+        return connection.directWriter();
+    }
+
     /** Read-readiness events of the socket so far (netty read loops; tests). */
     long readEvents() {
         return connection.readEvents();

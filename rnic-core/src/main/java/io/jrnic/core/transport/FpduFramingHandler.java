@@ -86,6 +86,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     private final ConnectionContext cx;
     private final TransportConfig config;
     private final Channel ch;
+    /** Writes messages to the socket without netty's outbound buffer (epoll; null: netty writes). */
+    private final DirectWriter direct;
     private final ConnectionInfo info;
     private final FpduWriter writer;
     private final FpduDeframer deframer;
@@ -146,7 +148,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     private final SocketMss.SendMss sendMss;
     private int flushesSinceSegmentSize;
     /**
-     * True while {@link #send} writes the FPDUs of a full segment ahead of the one it frames: the
+     * True while {@link #send} flushes ({@link #flushWithinSend}): the FPDUs of a full segment ahead
+     * of the one it frames, or a direct writer's queue at the high water mark. The
      * listener's callbacks that write would fire ({@code onSent}, {@code onWritable}) wait for the
      * next {@link #flush}, because the caller is in the middle of its own send and a callback that
      * sends again would put its FPDUs before the one being framed.
@@ -212,6 +215,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         SocketKind kind = cx.transport.kind();
         this.sessionChecked = kind.sessionChecked();
         this.txPool = new TxFpdu.Pool(this::fpduSent, kind, this::socketWriting);
+        // a capture handler between this one and the socket must see every write
+        this.direct = ch.pipeline().get(CaptureHandler.class) == null ? DirectWriter.of(ch, kind) : null;
     }
 
     /** Whether the socket still takes writes: open, output not shut down (TxFpdu on epoll). */
@@ -450,7 +455,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             if (flushDeferred) {
                 flushDeferred = false;
                 writeOpen();
-                ctx.flush();
+                flushWrites();
             }
         }
     }
@@ -468,16 +473,18 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         }
         int wire = writer.wireLength(headerLength + payloadLength);
         if (segmentFirst(wire)) {
-            segmentFlushing = true;
-            try {
-                flush();
-            } finally {
-                segmentFlushing = false;
-            }
+            flushWithinSend();
         }
         try {
             boolean writable = frame(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
             unflushedWire += wire;
+            if (direct != null && direct.queuedBytes() >= config.writeHighWaterMark()) {
+                // What netty's outbound buffer would count against its high water mark waits in the
+                // direct writer's queue, where it turns no channel unwritable: it goes to TCP now, and
+                // what TCP does not take goes to netty, which counts it (issue 11).
+                flushWithinSend();
+                writable = ch.isWritable();
+            }
             return writable;
         } catch (RuntimeException e) {
             // The framing state (marker position) may already count this FPDU, or part of it was
@@ -485,6 +492,19 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             failure = e;
             reset();
             throw e;
+        }
+    }
+
+    /**
+     * A flush from inside {@link #send}: the callbacks it would make ({@code onSent},
+     * {@code onWritable}) wait for the caller's next flush ({@link #segmentFlushing}).
+     */
+    private void flushWithinSend() {
+        segmentFlushing = true;
+        try {
+            flush();
+        } finally {
+            segmentFlushing = false;
         }
     }
 
@@ -579,16 +599,40 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         TxFpdu fpdu = open;
         if (fpdu != null) {
             open = null;
-            ctx.write(fpdu.finish(), ctx.voidPromise());
+            if (direct != null) {
+                direct.add(fpdu.finish());
+            } else {
+                ctx.write(fpdu.finish(), ctx.voidPromise());
+            }
         }
     }
 
-    /** Drops the message being packed: the stream is reset, nothing more goes out. */
+    /** Writes what was framed: directly ({@link DirectWriter}) or through netty. */
+    private void flushWrites() {
+        if (direct != null) {
+            direct.flush(ctx);
+        } else {
+            ctx.flush();
+        }
+    }
+
+    /** Hands everything framed to netty, unflushed: before the paths that end the stream through netty (FIN). */
+    private void handOver() {
+        writeOpen();
+        if (direct != null) {
+            direct.handOver(ctx);
+        }
+    }
+
+    /** Drops the message being packed and the direct writer's queue: the stream is reset, nothing more goes out. */
     private void discardOpen() {
         TxFpdu fpdu = open;
         if (fpdu != null) {
             open = null;
             fpdu.discard();
+        }
+        if (direct != null) {
+            direct.discard();
         }
     }
 
@@ -627,6 +671,11 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     /** The segment rule's TCP segment size now, 0 when unknown (tests). */
     int segmentSize() {
         return segmentSize;
+    }
+
+    /** The writer that bypasses netty's outbound buffer, null where netty writes (tests). */
+    DirectWriter directWriter() {
+        return direct;
     }
 
     /** TX message pool statistics (tests). */
@@ -674,7 +723,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             flushDeferred = true;      // client/server Responder before the Initiator's first FPDU
             return;
         }
-        ctx.flush();
+        flushWrites();
     }
 
     @Override
@@ -736,7 +785,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         }
         cancelTimer();
         timer = ch.eventLoop().schedule(this::onCloseTimeout, config.closeTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        writeOpen();
+        handOver();
         ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener((ChannelFutureListener) f -> {
             if (!f.isSuccess() || remoteFin || rx == null || !(ch instanceof SocketChannel socket)) {
                 ch.close();
@@ -826,7 +875,7 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
             // Our queued FPDUs still go out (the peer may read after its FIN), then we close too;
             // a client/server Responder that never saw an FPDU has nothing it may send.
             if (txOpen) {
-                writeOpen();
+                handOver();
                 ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
             } else {
                 ch.close();

@@ -157,6 +157,8 @@ final class TxFpdu extends SegmentByteBuf {
     private int[] pieceStart = new int[INITIAL_PIECES + 1];
     /** Per piece: the segment the reusable payload duplicate views (identity cache), null for own duplicates. */
     private MemorySegment[] viewSource = new MemorySegment[INITIAL_PIECES];
+    /** Per piece of a region beyond 2 GiB (no cached source): the native address of its view's index 0 ({@link #iovecs}). */
+    private long[] viewBase = new long[INITIAL_PIECES];
     private boolean[] viewIsOwn = new boolean[INITIAL_PIECES];
     /**
      * {@link #views} up to {@link #pieces}, then null (what {@link #nioBuffers()} returns; netty's
@@ -386,6 +388,7 @@ final class TxFpdu extends SegmentByteBuf {
         } else if (payload.byteSize() > Integer.MAX_VALUE) {
             // Rare: a region beyond 2 GiB has no whole-segment ByteBuffer view.
             v = payload.asSlice(offset, len).asByteBuffer();
+            viewBase[i] = payload.address() + offset;
             offset = 0;
             views[i] = v;
             viewIsOwn[i] = false;
@@ -413,6 +416,42 @@ final class TxFpdu extends SegmentByteBuf {
         pieceStart = java.util.Arrays.copyOf(pieceStart, n + 1);
         viewSource = java.util.Arrays.copyOf(viewSource, n);
         viewIsOwn = java.util.Arrays.copyOf(viewIsOwn, n);
+        viewBase = java.util.Arrays.copyOf(viewBase, n);
+    }
+
+    /**
+     * Describes the bytes not yet written ({@code [readerIndex, length)}) to the kernel as
+     * {@code struct iovec}s (base address, length; 16 bytes each) from entry {@code at} of
+     * {@code iov} on ({@link DirectWriter}). Only where the socket takes bare addresses ({@link SocketKind#EPOLL}):
+     * every payload piece there is native memory (see the class comment).
+     *
+     * @param iov   the iovec array
+     * @param at    the first entry to fill
+     * @param limit the number of entries the array holds
+     * @return the entry after the last one filled, or -1 (nothing filled) when they would not fit
+     */
+    int iovecs(MemorySegment iov, int at, int limit) {
+        int index = readerIndex();
+        if (index >= length) {
+            return at;
+        }
+        int first = 0;
+        while (pieceStart[first + 1] <= index) {
+            first++;
+        }
+        if (at + pieces - first > limit) {
+            return -1;
+        }
+        long ownBase = own.address();
+        for (int i = first; i < pieces; i++) {
+            int skip = Math.max(0, index - pieceStart[i]);
+            long base = viewIsOwn[i] ? ownBase : viewSource[i] != null ? viewSource[i].address() : viewBase[i];
+            base += viewStart[i] + skip;
+            iov.setAtIndex(ValueLayout.JAVA_LONG, 2L * at, base);
+            iov.setAtIndex(ValueLayout.JAVA_LONG, 2L * at + 1, pieceStart[i + 1] - pieceStart[i] - skip);
+            at++;
+        }
+        return at;
     }
 
     /** Completes the message before it is handed to netty: readable bytes = its FPDUs. */

@@ -354,6 +354,97 @@ class FpduChannelTest {
     }
 
     @Test
+    void writesDirectlyUntilTheSendBufferFillsThenThroughNettyInOrderThenDirectlyAgain() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OFF, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        FpduChannel a = pair.initiator();
+        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "netty writes on NIO");
+        int[] sizes = {8 * 1024 * 1024, 1024 * 1024};
+        long total = total(sizes);
+        java.util.concurrent.CompletableFuture<Void> firstArrived = new java.util.concurrent.CompletableFuture<>();
+        Endpoint receiver = new Endpoint(total, fpduCount(sizes, a.mulpdu())) {
+            @Override
+            public void onUlpdu(MemorySegment seg, long offset, int length) {
+                super.onUlpdu(seg, offset, length);
+                if (bytes >= sizes[0]) {
+                    firstArrived.complete(null);
+                }
+            }
+        };
+        Endpoint sender = new Endpoint(0, 0);
+        sender.start(a);
+        MemorySegment data = pattern(total, 11);
+        // nothing is read yet: the kernel takes part of the 8 MiB, netty holds the rest
+        sender.send(data, new int[] {sizes[0]});
+        long[] before = new long[2];
+        onLoop(a, () -> {
+            before[0] = a.directWriter().writes;
+            before[1] = a.directWriter().handedOver;
+        });
+        assertThat(before[0]).as("direct writes while the kernel took them").isPositive();
+        assertThat(before[1]).as("the rest went to netty").isPositive();
+        receiver.start(pair.responder());
+        await(firstArrived);
+        onLoop(a, () -> assertThat(a.nettyChannel().unsafe().outboundBuffer().totalPendingWriteBytes()).isZero());
+        sender.send(data, sizes);       // the next message, once netty holds nothing: direct again
+        await(receiver.done);
+        onLoop(a, () -> assertThat(a.directWriter().writes).as("direct writes after netty drained")
+                .isGreaterThan(before[0]));
+        assertSameBytes(receiver.received, data, total);
+    }
+
+    @Test
+    void aListenerSendingFromEverySentCallbackIsWrittenInOrder() throws Exception {
+        MpaSettings plain = settings(CrcPolicy.OFF, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        int count = 200;
+        int payload = 1000;     // above the small-payload copy: header, view, trailer
+        java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Endpoint receiver = new Endpoint((long) count * payload, count) {
+            @Override
+            public void onUlpdu(MemorySegment seg, long offset, int length) {
+                arrivals.add(tagged.wrap(seg, offset).taggedOffset());
+                super.onUlpdu(seg, offset, length);
+            }
+        };
+        MemorySegment source = pattern((long) count * payload, 13);
+        Endpoint sender = new Endpoint(0, 0) {
+            @Override
+            public void onSent(long token) {
+                if (token + 1 < count) {
+                    // each completion posts the next message and flushes, inside the writer's flush
+                    fpdu(token + 1);
+                    channel.flush();
+                }
+            }
+
+            void fpdu(long n) {
+                long to = n * payload;
+                int h = encoder.taggedHeader(header, 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true, 0x1234, to);
+                channel.send(header, 0, h, source, to, payload, n);
+            }
+
+            @Override
+            void send(MemorySegment source, int[] sizes) {
+                onLoop(channel, () -> {
+                    fpdu(0);
+                    channel.flush();
+                });
+            }
+        };
+        receiver.start(pair.responder());
+        sender.start(pair.initiator());
+        sender.send(source, null);
+        await(receiver.done);
+        java.util.List<Long> expected = new java.util.ArrayList<>();
+        for (long n = 0; n < count; n++) {
+            expected.add(n * payload);
+        }
+        assertThat(arrivals).as("TOs in arrival order").isEqualTo(expected);
+        assertSameBytes(receiver.received, source, (long) count * payload);
+    }
+
+    @Test
     void reportsSendCompletionWithTheToken() throws Exception {
         MpaSettings plain = settings(CrcPolicy.OPTIONAL, false);
         Pair pair = TransportFixture.connect(transport, plain, plain);

@@ -156,6 +156,7 @@ class TxAllocationTest {
         long[] nextToken = new long[1];
         long[] queuedFalse = new long[1];
         long[] sendOnly = new long[1];
+        long[] allocatingBursts = new long[1];
         Runnable burst = () -> {
             long before = allocated(allocatedBytes);
             for (int i = 0; i < BURST; i++) {
@@ -176,11 +177,14 @@ class TxAllocationTest {
             long after = allocated(allocatedBytes);
             allocated[0] += after - before;
             sendOnly[0] += mid - before;
+            if (after > before) {
+                allocatingBursts[0]++;
+            }
         };
         long expected = 0;
         for (int b = 0; b < WARMUP_BURSTS + MEASURED_BURSTS; b++) {
             if (b == WARMUP_BURSTS) {
-                onLoop(ch, () -> { allocated[0] = 0; sendOnly[0] = 0; });
+                onLoop(ch, () -> { allocated[0] = 0; sendOnly[0] = 0; allocatingBursts[0] = 0; });
             }
             onLoop(ch, burst);
             expected += (long) BURST * payloadLength;
@@ -191,11 +195,12 @@ class TxAllocationTest {
                 Thread.onSpinWait();
             }
         }
-        long[] result = new long[3];
+        long[] result = new long[4];
         onLoop(ch, () -> {
             result[0] = allocated[0];
             result[1] = tokens.sent;
             result[2] = tokens.outOfOrder ? 1 : 0;
+            result[3] = allocatingBursts[0];
         });
         long fpdus = (long) MEASURED_BURSTS * BURST;
         System.out.println("send-only bytes: " + sendOnly[0]);
@@ -208,9 +213,14 @@ class TxAllocationTest {
         assertThat(lastReported[0]).as("the last token reported").isEqualTo(nextToken[0]);
         assertThat(result[2]).as("tokens out of order").isZero();
         // send(): nothing at all.
-        // Slack: at most a byte per FPDU over the whole run (was ~840 B per FPDU with CompositeByteBuf),
-        // for a stray runtime allocation on the loop thread (seen: up to ~5 KB in one run of 16 000).
-        long slack = Math.max(8192, fpdus);
+        // Slack, for what runs once rather than per FPDU or per flush: a cold path's first run on a
+        // thread (seen: up to ~10 KB in one burst; on epoll a write the kernel takes only in part
+        // goes to netty, whose per-thread recycler and buffers are made the first time a thread
+        // hands it one, late in the run when the polling I/O thread first does) and stray runtime
+        // allocations on the loop thread (up to ~5 KB in one run). Recurring allocation, even one
+        // object every hundred bursts, fails the count of bursts that allocated anything.
+        long slack = Math.max(32 * 1024, fpdus);
+        System.out.println("bursts that allocated: " + result[3] + " of " + MEASURED_BURSTS);
         assertThat(sendOnly[0]).as("bytes allocated by %d send() calls", fpdus).isLessThan(slack);
         // flush(): with java.nio open to us (rnic-core's surefire argLine, as docs/transport.md tells
         // users) the payload views are plain direct buffers and the JDK's gathering write allocates
@@ -223,6 +233,10 @@ class TxAllocationTest {
         System.out.println("flush bytes: " + (result[0] - sendOnly[0]) + ", JDK bound " + jdkPerFpdu * fpdus);
         assertThat(result[0] - sendOnly[0]).as("bytes allocated by flush() beyond the JDK's releasers")
                 .isLessThanOrEqualTo(jdkPerFpdu * fpdus + slack);
+        if (jdkPerFpdu == 0) {
+            assertThat(result[3]).as("bursts that allocated anything (steady state: none, a few one-off)")
+                    .isLessThanOrEqualTo(MEASURED_BURSTS / 100);
+        }
     }
 
     /**

@@ -186,8 +186,48 @@ class TxFpduLayoutTest {
         assertThat(bytes(message.nioBuffers())).isEqualTo(wire.toByteArray());
     }
 
-    /** Appends an FPDU of header + payload + trailer to the message. */
-    private void append(TxFpdu message, int payloadSize) {
+    @Test
+    void theIovecsDescribeTheUnwrittenBytesInWireOrderWithPayloadViewsAtTheirMemory() {
+        int size = TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 100;
+        TxFpdu message = pool.take();
+        MemorySegment payload = append(message, size);  // own header, payload view, own trailer
+        append(message, 64);                            // copied: continues the own trailer's buffer
+        message.finish();
+        byte[] wire = new byte[message.length()];
+        System.arraycopy(expected(size), 0, wire, 0, HEADER + size + TRAILER);
+        System.arraycopy(expected(64), 0, wire, HEADER + size + TRAILER, HEADER + 64 + TRAILER);
+        MemorySegment iov = arena.allocate(16 * 8, 8);
+        int[] starts = {0, 5, HEADER, HEADER + 7, HEADER + size + 2, wire.length - 1};
+        for (int from : starts) {
+            message.readerIndex(from);
+            int end = message.iovecs(iov, 1, 8);   // from entry 1: what a writev after another message fills
+            assertThat(bytesAt(iov, 1, end)).as("from byte %d", from)
+                    .isEqualTo(java.util.Arrays.copyOfRange(wire, from, wire.length));
+        }
+        message.readerIndex(HEADER + 7);
+        assertThat(message.iovecs(iov, 0, 8)).as("the rest of the view, then the merged own bytes").isEqualTo(2);
+        assertThat(iov.getAtIndex(ValueLayout.JAVA_LONG, 0)).as("the view is the payload's memory, not a copy")
+                .isEqualTo(payload.address() + 7);
+        message.readerIndex(0);
+        assertThat(message.iovecs(iov, 6, 8)).as("three entries do not fit in two").isEqualTo(-1);
+        assertThat(message.iovecs(iov, 5, 8)).as("they fit in three").isEqualTo(8);
+        message.readerIndex(wire.length);
+        assertThat(message.iovecs(iov, 3, 8)).as("nothing left to write").isEqualTo(3);
+    }
+
+    /** The bytes of iovec entries {@code [first, end)}, in order. */
+    private static byte[] bytesAt(MemorySegment iov, int first, int end) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = first; i < end; i++) {
+            long base = iov.getAtIndex(ValueLayout.JAVA_LONG, 2L * i);
+            long len = iov.getAtIndex(ValueLayout.JAVA_LONG, 2L * i + 1);
+            out.writeBytes(MemorySegment.ofAddress(base).reinterpret(len).toArray(ValueLayout.JAVA_BYTE));
+        }
+        return out.toByteArray();
+    }
+
+    /** Appends an FPDU of header + payload + trailer to the message; returns the payload's memory. */
+    private MemorySegment append(TxFpdu message, int payloadSize) {
         MemorySegment scratch = arena.allocate(HEADER + TRAILER);
         for (int i = 0; i < HEADER + TRAILER; i++) {
             scratch.set(ValueLayout.JAVA_BYTE, i, (byte) (100 + i));
@@ -200,6 +240,7 @@ class TxFpduLayoutTest {
         int[] lengths = {HEADER, payloadSize, TRAILER};
         message.append(scratch, HEADER + TRAILER, segments, new long[] {0, 0, HEADER}, lengths, 3,
                 pool.ownBytes(scratch, segments, lengths, 3), null, -1);
+        return payload;
     }
 
     /** An FPDU of header + payload + trailer, the way FpduWriter.gather reports its pieces. */
