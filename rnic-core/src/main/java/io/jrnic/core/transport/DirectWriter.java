@@ -73,7 +73,7 @@ final class DirectWriter {
     /** Queues a finished message behind the others (written at the next {@link #flush}). */
     void add(TxFpdu message) {
         if (tail == queue.length) {
-            compactOrGrow();
+            queue = Arrays.copyOf(queue, 2 * queue.length);   // warm-up: as many as one flush queues
         }
         queue[tail++] = message;
         queuedBytes += message.readableBytes();
@@ -82,11 +82,6 @@ final class DirectWriter {
     /** Bytes queued and not yet written or handed to netty. */
     long queuedBytes() {
         return queuedBytes;
-    }
-
-    /** Whether messages wait for a write. */
-    boolean isEmpty() {
-        return unwritten == tail;
     }
 
     /**
@@ -186,12 +181,24 @@ final class DirectWriter {
         resetIfDone();
     }
 
-    /** Starts the queue over once nothing waits and no flush is releasing messages. */
+    /**
+     * Starts the queue over once nothing waits and no flush is releasing messages (the slots are
+     * already cleared), so that it holds at most what one flush queues.
+     */
     private void resetIfDone() {
         if (!flushing && unwritten == tail) {
-            Arrays.fill(queue, released, tail, null);
             released = unwritten = tail = 0;
         }
+    }
+
+    /** Slots of the queue (tests: it stays at what one flush queues). */
+    int queueCapacity() {
+        return queue.length;
+    }
+
+    /** Entries of the iovec array (tests: it grows for messages of many pieces, up to {@link #IOV_MAX}). */
+    int iovCapacity() {
+        return iovCapacity;
     }
 
     private static boolean direct(Channel ch) {
@@ -206,19 +213,5 @@ final class DirectWriter {
         iovCapacity = Math.min(IOV_MAX, 2 * iovCapacity);
         iov = Arena.ofAuto().allocate((long) iovCapacity * IOVEC_BYTES, Long.BYTES);
         return true;
-    }
-
-    private void compactOrGrow() {
-        if (released > 0 && !flushing) {
-            System.arraycopy(queue, released, queue, 0, tail - released);
-            Arrays.fill(queue, tail - released, tail, null);
-            unwritten -= released;
-            tail -= released;
-            released = 0;
-            if (tail < queue.length) {
-                return;
-            }
-        }
-        queue = Arrays.copyOf(queue, 2 * queue.length);
     }
 }

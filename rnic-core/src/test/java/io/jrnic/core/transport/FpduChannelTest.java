@@ -388,8 +388,82 @@ class FpduChannelTest {
         onLoop(a, () -> assertThat(a.nettyChannel().unsafe().outboundBuffer().totalPendingWriteBytes()).isZero());
         sender.send(data, sizes);       // the next message, once netty holds nothing: direct again
         await(receiver.done);
-        onLoop(a, () -> assertThat(a.directWriter().writes).as("direct writes after netty drained")
-                .isGreaterThan(before[0]));
+        onLoop(a, () -> {
+            assertThat(a.directWriter().writes).as("direct writes after netty drained").isGreaterThan(before[0]);
+            assertThat(a.directWriter().queuedBytes()).as("nothing left queued").isZero();
+            assertThat(a.directWriter().queueCapacity()).as("the queue starts over after each flush")
+                    .isPositive().isLessThanOrEqualTo(64);
+        });
+        assertSameBytes(receiver.received, data, total);
+    }
+
+    @Test
+    void whileNettyHoldsBytesTheDirectWriterQueuesBehindThem() throws Exception {
+        MpaSettings crc = settings(CrcPolicy.REQUIRED, false);
+        Pair pair = TransportFixture.connect(transport, crc, crc);
+        FpduChannel a = pair.initiator();
+        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "netty writes on NIO");
+        int payload = 1000;
+        java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Endpoint receiver = new Endpoint(2L * payload, 2) {
+            @Override
+            public void onUlpdu(MemorySegment seg, long offset, int length) {
+                arrivals.add(tagged.wrap(seg, offset).taggedOffset());
+                super.onUlpdu(seg, offset, length);
+            }
+        };
+        MemorySegment source = pattern(2L * payload, 17);
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(a);
+        // the first FPDU, framed here (CRC, no markers: no stream state) and handed to netty unflushed
+        int h = sender.encoder.taggedHeader(sender.header, 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true, 0x1234, 0);
+        byte[] ulpdu = new byte[h + payload];
+        MemorySegment.copy(sender.header, 0, MemorySegment.ofArray(ulpdu), 0, h);
+        MemorySegment.copy(source, 0, MemorySegment.ofArray(ulpdu), h, payload);
+        io.jrnic.mpa.FpduWriter raw = new io.jrnic.mpa.FpduWriter(false, true);
+        byte[] first = new byte[raw.wireLength(ulpdu.length)];
+        raw.write(MemorySegment.ofArray(ulpdu), 0, ulpdu.length, MemorySegment.ofArray(first), 0);
+        onLoop(a, () -> {
+            a.nettyChannel().write(io.netty.buffer.Unpooled.wrappedBuffer(first));
+            int h2 = sender.encoder.taggedHeader(sender.header, 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true,
+                    0x1234, payload);
+            a.send(sender.header, 0, h2, source, payload, payload);
+            a.flush();
+            assertThat(a.directWriter().writes).as("no direct write past the bytes netty holds").isZero();
+        });
+        await(receiver.done);
+        assertThat(arrivals).as("TOs in arrival order").containsExactly(0L, (long) payload);
+        assertSameBytes(receiver.received, source, 2L * payload);
+    }
+
+    @Test
+    void anFpduOfMoreIovecsThanTheArrayHoldsGrowsItAndIsWrittenDirectly() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        MpaSettings marked = settings(CrcPolicy.OFF, true);
+        Pair pair = TransportFixture.connect(transport, marked, marked);
+        FpduChannel a = pair.initiator();
+        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "netty writes on NIO");
+        int[] initial = new int[1];
+        onLoop(a, () -> initial[0] = a.directWriter().iovCapacity());
+        // markers every 512 octets: a full FPDU is hundreds of pieces (payload runs, markers)
+        int[] sizes = {a.mulpdu() - 14};
+        long total = total(sizes);
+        Endpoint receiver = new Endpoint(total, fpduCount(sizes, a.mulpdu()));
+        Endpoint sender = new Endpoint(0, 0);
+        receiver.start(pair.responder());
+        sender.start(a);
+        // registered-like memory: on epoll only that stays a view (other memory is copied, one piece)
+        MemorySegment data = TransportFixture.fill(TestIoTransport.stableMemory(total), total, 19);
+        sender.send(data, sizes);
+        await(receiver.done);
+        onLoop(a, () -> {
+            assertThat(a.directWriter().iovCapacity()).as("grown").isGreaterThan(initial[0])
+                    .isLessThanOrEqualTo(DirectWriter.IOV_MAX);
+            assertThat(a.directWriter().writes).as("written directly").isPositive();
+            assertThat(a.directWriter().handedOver).as("not handed to netty").isZero();
+        });
         assertSameBytes(receiver.received, data, total);
     }
 
@@ -442,6 +516,10 @@ class FpduChannelTest {
         }
         assertThat(arrivals).as("TOs in arrival order").isEqualTo(expected);
         assertSameBytes(receiver.received, source, (long) count * payload);
+        FpduChannel a = pair.initiator();
+        if (a.ioTransport() == IoTransport.EPOLL) {
+            onLoop(a, () -> assertThat(a.directWriter().queuedBytes()).as("nothing left queued").isZero());
+        }
     }
 
     @Test

@@ -319,7 +319,7 @@ final class TransportFixture {
         return fill(MemorySegment.ofArray(new byte[Math.max(1, length)]), length, seed);
     }
 
-    private static MemorySegment fill(MemorySegment s, long length, long seed) {
+    static MemorySegment fill(MemorySegment s, long length, long seed) {
         java.util.Random random = new java.util.Random(seed);
         for (long i = 0; i < length; i++) {
             s.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt());
