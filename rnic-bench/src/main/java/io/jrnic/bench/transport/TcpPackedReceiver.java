@@ -10,11 +10,14 @@ import java.nio.channels.SocketChannel;
  * The consuming side of {@link TcpPackedStream}: reads the stream in chunks of up to
  * {@value #CHUNK_BYTES} bytes (one {@code read} for many messages) and walks the complete messages
  * in each chunk, checking every one as {@link TcpStreamReceiver} does (sequence, CRC trailer,
- * optionally the pattern). A message cut by the end of a read is moved to the front of the chunk
- * and completed by the next read, so no boundary of the writes matters: TCP is a byte stream.
+ * optionally the pattern). The reads move forward through a ring as large as the RNIC stream's
+ * sink ({@value RnicMessageStream#WINDOW} frames, at least one chunk), so the receiver writes as
+ * much memory as the RNIC's placement does. A message cut by the end of a read is completed by the
+ * next read behind it; only when the next read would pass the ring's end is it moved to the ring's
+ * start. No boundary of the writes matters: TCP is a byte stream.
  *
- * <p>Memory: one native chunk of {@value #CHUNK_BYTES} bytes (or one frame, if larger) in the peer's confined
- * arena; at most one partial frame is copied per read. No allocation per message.
+ * <p>Memory: the ring, in the peer's confined arena; at most one partial frame is copied per pass
+ * over the ring. No allocation per message.
  *
  * <p>Thread safety: see {@link TcpPeer}.
  */
@@ -25,6 +28,8 @@ final class TcpPackedReceiver extends TcpPeer {
 
     /** Bytes of the chunk: at least one frame, so that a read always has room. */
     private final int chunkBytes;
+    /** Bytes of the ring the reads move through: the RNIC's sink, at least one chunk. */
+    private final int ringBytes;
 
     /**
      * Creates a receiver that is not started yet.
@@ -47,32 +52,37 @@ final class TcpPackedReceiver extends TcpPeer {
     TcpPackedReceiver(SocketChannel channel, MessageOptions options, int chunkBytes) {
         super(channel, options, "jrnic-bench-tcp-packed-receiver");
         this.chunkBytes = Math.max(chunkBytes, options.frameSize());
+        this.ringBytes = (int) Math.max(this.chunkBytes, (long) RnicMessageStream.WINDOW * options.frameSize());
     }
 
     /** Reads chunks and walks their messages until end of stream; a partial message at the end is truncated. */
     @Override
     void serve(Arena arena) throws IOException {
         int frameSize = options.frameSize();
-        MemorySegment chunkSegment = arena.allocate(chunkBytes, Long.BYTES);
-        ByteBuffer chunk = chunkSegment.asByteBuffer();
+        MemorySegment ringSegment = arena.allocate(ringBytes, Long.BYTES);
+        ByteBuffer ring = ringSegment.asByteBuffer();
         MemorySegment expected = expectedPattern(arena);
+        int walked = 0;     // the first byte not yet walked: a partial message from here to read
+        int read = 0;       // the first byte not yet read
         while (true) {
-            // chunk is in fill mode: bytes 0 .. position-1 are held (at most one partial frame)
-            if (channel.read(chunk) < 0) {
-                if (chunk.position() > 0) {
+            if (walked + chunkBytes > ringBytes) {
+                // the next read would pass the ring's end: the partial message moves to its start
+                MemorySegment.copy(ringSegment, walked, ringSegment, 0, read - walked);
+                read -= walked;
+                walked = 0;
+            }
+            ring.limit(walked + chunkBytes).position(read);
+            if (channel.read(ring) < 0) {
+                if (read > walked) {
                     truncated++;
                 }
                 return;
             }
-            int held = chunk.position();
-            int at = 0;
-            while (held - at >= frameSize) {
-                accept(chunk, chunkSegment, at, expected);
-                at += frameSize;
+            read = ring.position();
+            while (read - walked >= frameSize) {
+                accept(ring, ringSegment, walked, expected);
+                walked += frameSize;
             }
-            // keep the partial frame: move it to the front, position after it, limit the capacity
-            chunk.limit(held).position(at);
-            chunk.compact();
         }
     }
 

@@ -21,6 +21,14 @@ import java.nio.channels.SocketChannel;
  * per-write stream does. Messages of {@value #BATCH_BYTES} bytes or more are one per batch: then
  * this stream differs from the per-write one only in the size of its writes.
  *
+ * <p>Memory: the sender cycles through {@link #batchesFor} batches, at least as many bytes as the RNIC
+ * stream's source of {@value RnicMessageStream#WINDOW} message slots, and the receiver reads into
+ * a ring as large as the RNIC's sink, so that both transports read and write the same amount of
+ * memory: a 64 KiB stream walks 8 MiB on each side, which no cache holds. With one reused batch
+ * (before 2026-11-28 22:45 UTC) the baseline's 64 KiB stayed in the cache while the RNIC's
+ * Writes came from 8 MiB, and the RNIC's ratio at 64 KiB was about 15% lower for that alone
+ * (docs/benchmarks.md, "Issue 11, 2026-11-28 21:40").
+ *
  * <p>Delivery: a message sits in the batch until the batch fills, {@link #flush()} or
  * {@link #finish()}; over a measurement of many batches the rate of {@code send()} is the delivered
  * rate to within one batch. Counting: {@code sent} counts every message accepted by {@code send()}
@@ -47,7 +55,10 @@ public final class TcpPackedStream implements MessageStream {
     private final TcpPackedReceiver receiver;
     private final MessageOptions options;
     private final Arena arena;
-    private final ByteBuffer batch;
+    /** The batches the sender cycles through, views of one region. */
+    private final ByteBuffer[] batches;
+    private int batchIndex;
+    private ByteBuffer batch;
     private final int frameSize;
     private final int slots;
     private final Crc32cTrailer trailer;
@@ -65,11 +76,18 @@ public final class TcpPackedStream implements MessageStream {
         this.frameSize = options.frameSize();
         this.slots = slotsPerBatch(options);
         this.arena = Arena.ofShared();
-        MemorySegment batchSegment = arena.allocate((long) slots * frameSize, Long.BYTES);
-        for (int i = 0; i < slots; i++) {
-            MessagePattern.fill(batchSegment.asSlice((long) i * frameSize, options.messageSize()), options.messageSize());
+        long batchBytes = (long) slots * frameSize;
+        this.batches = new ByteBuffer[batchesFor(options)];
+        MemorySegment region = arena.allocate(batches.length * batchBytes, Long.BYTES);
+        for (int b = 0; b < batches.length; b++) {
+            MemorySegment batchSegment = region.asSlice(b * batchBytes, batchBytes);
+            for (int i = 0; i < slots; i++) {
+                MessagePattern.fill(batchSegment.asSlice((long) i * frameSize, options.messageSize()),
+                        options.messageSize());
+            }
+            batches[b] = batchSegment.asByteBuffer();
         }
-        this.batch = batchSegment.asByteBuffer();
+        this.batch = batches[0];
         this.trailer = options.crc() ? new Crc32cTrailer() : null;
     }
 
@@ -81,6 +99,18 @@ public final class TcpPackedStream implements MessageStream {
      */
     public static int slotsPerBatch(MessageOptions options) {
         return Math.max(1, BATCH_BYTES / options.frameSize());
+    }
+
+    /**
+     * Batches the sender cycles through for a message shape: enough for the
+     * {@value RnicMessageStream#WINDOW} messages of the RNIC stream's source, at least one.
+     *
+     * @param options the message shape
+     * @return {@code ceil(WINDOW / slotsPerBatch)}
+     */
+    public static int batchesFor(MessageOptions options) {
+        int slots = slotsPerBatch(options);
+        return (RnicMessageStream.WINDOW + slots - 1) / slots;
     }
 
     /**
@@ -129,8 +159,11 @@ public final class TcpPackedStream implements MessageStream {
         }
         batch.limit(pending * frameSize).position(0);
         writes += ChannelIo.writeFully(channel, batch, WRITE_BYTES);
-        // the next send() puts into slot 0 onwards: absolute puts are checked against the limit
+        // the next send() puts into slot 0 onwards of the next batch: absolute puts are checked
+        // against the limit
         batch.clear();
+        batchIndex = batchIndex + 1 == batches.length ? 0 : batchIndex + 1;
+        batch = batches[batchIndex];
         pending = 0;
     }
 
@@ -141,7 +174,8 @@ public final class TcpPackedStream implements MessageStream {
 
     @Override
     public String toString() {
-        return "packed TCP stream (" + slots + " messages per batch, writes of at most " + WRITE_BYTES + " bytes)";
+        return "packed TCP stream (" + slots + " messages per batch, " + batches.length + " batches, writes of at most "
+                + WRITE_BYTES + " bytes)";
     }
 
     @Override

@@ -86,6 +86,28 @@ class TcpTransportTest {
     }
 
     @Test
+    void packedStreamReadsFromAsMuchMemoryAsTheRnicSource() {
+        // the RNIC stream's source holds RnicMessageStream.WINDOW (128) messages
+        assertThat(TcpPackedStream.batchesFor(new MessageOptions(64, false, false))).as("one batch holds 1024").isEqualTo(1);
+        assertThat(TcpPackedStream.batchesFor(new MessageOptions(4096, false, false))).isEqualTo(128 / 16);
+        assertThat(TcpPackedStream.batchesFor(new MessageOptions(4096, true, false))).as("15 per batch").isEqualTo(9);
+        assertThat(TcpPackedStream.batchesFor(new MessageOptions(65536, false, false))).isEqualTo(128);
+    }
+
+    @ParameterizedTest
+    @CsvSource({"4096, true", "65536, false"})
+    void packedStreamCyclesThroughItsBatchesTwice(int messageSize, boolean crc) throws Exception {
+        MessageOptions options = new MessageOptions(messageSize, crc, true);
+        long messages = 2L * TcpPackedStream.batchesFor(options) * TcpPackedStream.slotsPerBatch(options) + 1;
+        MessageStream stream = Transport.TCP_PACKED.openStream(options);
+        for (long i = 0; i < messages; i++) {
+            stream.send();
+        }
+
+        assertThat(stream.finish()).isEqualTo(new TransferReport(messages, messages, 0, 0, 0, 0));
+    }
+
+    @Test
     void packedStreamPacksSmallMessagesIntoOneBatch() {
         assertThat(TcpPackedStream.slotsPerBatch(new MessageOptions(64, false, false))).isEqualTo(1024);
         assertThat(TcpPackedStream.slotsPerBatch(new MessageOptions(64, true, false))).isEqualTo(65536 / 68);
