@@ -468,6 +468,39 @@ class FpduChannelTest {
     }
 
     @Test
+    void anAbortDropsWhatWasFramedButNotFlushedUnreported() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        MpaSettings plain = settings(CrcPolicy.OFF, false);
+        Pair pair = TransportFixture.connect(transport, plain, plain);
+        FpduChannel a = pair.initiator();
+        java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Endpoint sender = new Endpoint(0, 0) {
+            @Override
+            public void onSent(long token) {
+                reported.add(token);
+            }
+        };
+        Endpoint receiver = new Endpoint(0, 0);
+        sender.start(a);
+        receiver.start(pair.responder());
+        // above the open message's 16 KiB: a message of its own, in the direct writer's queue on epoll
+        // (one: a second would carry the first past half a segment, and the segment rule writes it)
+        int payload = 20_000;
+        MemorySegment source = TransportFixture.fill(TestIoTransport.stableMemory(payload), payload, 23);
+        onLoop(a, () -> {
+            int h = sender.encoder.taggedHeader(sender.header, 0, io.jrnic.rdmap.RdmapOpcode.RDMA_WRITE, true,
+                    0x1234, 0);
+            a.send(sender.header, 0, h, source, 0, payload, 0);
+            a.abort();                         // before any flush: nothing of it goes out
+        });
+        assertThat(await(sender.closed)).isEqualTo(FpduLink.Closure.LOCAL_ABORT);
+        assertThat(await(receiver.closed)).isEqualTo(FpduLink.Closure.REMOTE_RESET);
+        assertThat(reported).as("tokens of FPDUs never written").isEmpty();
+        assertThat(receiver.fpdus).as("FPDUs the peer received").isZero();
+    }
+
+    @Test
     void aListenerSendingFromEverySentCallbackIsWrittenInOrder() throws Exception {
         MpaSettings plain = settings(CrcPolicy.OFF, false);
         Pair pair = TransportFixture.connect(transport, plain, plain);
