@@ -3,6 +3,7 @@ package io.jrnic.core.transport;
 import io.jrnic.api.IoTransport;
 import io.jrnic.core.link.FpduLink;
 import io.jrnic.core.transport.TransportFixture.Endpoint;
+import io.jrnic.core.transport.TransportFixture.ArrivalEndpoint;
 import io.jrnic.core.transport.TransportFixture.Pair;
 import io.jrnic.core.transport.TransportFixture.PlacingEndpoint;
 import io.jrnic.mpa.CrcPolicy;
@@ -146,12 +147,16 @@ class FpduChannelTest {
 
     /** A connection of the largest FPDUs, CRC and markers off, on epoll; the test is skipped elsewhere. */
     private Pair largeFpdusOnEpoll(String why) throws Exception {
-        transport.close();
-        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
-        MpaSettings plain = settings(CrcPolicy.OFF, false);
-        Pair pair = TransportFixture.connect(transport, plain, plain);
+        Pair pair = largeFpdus(settings(CrcPolicy.OFF, false));
         assumeTrue(pair.initiator().ioTransport() == IoTransport.EPOLL, why);
         return pair;
+    }
+
+    /** A connection of a transport whose FPDUs grow to the largest MULPDU (EMSS {@link TransportConfig#MAX_EMSS}). */
+    private Pair largeFpdus(MpaSettings settings) throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        return TransportFixture.connect(transport, settings, settings);
     }
 
     @Test
@@ -196,14 +201,7 @@ class FpduChannelTest {
         onLoop(a, () -> segment[0] = a.segmentSize());
         // two FPDUs of 5/8 of a segment each: the second one's send writes the first on its own
         int payload = segment[0] * 5 / 8;
-        java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Endpoint receiver = new Endpoint(3L * payload, 3) {
-            @Override
-            public void onUlpdu(MemorySegment seg, long offset, int length) {
-                arrivals.add(tagged.wrap(seg, offset).taggedOffset());
-                super.onUlpdu(seg, offset, length);
-            }
-        };
+        ArrivalEndpoint receiver = new ArrivalEndpoint(3L * payload, 3);
         MemorySegment source = pattern(3L * payload, 5);
         Endpoint sender = new Endpoint(0, 0) {
             @Override
@@ -237,7 +235,7 @@ class FpduChannelTest {
         sender.start(a);
         sender.send(source, null);
         await(receiver.done);
-        assertThat(arrivals).as("TOs in arrival order").containsExactly(0L, (long) payload, 2L * payload);
+        assertThat(receiver.arrivals).as("TOs in arrival order").containsExactly(0L, (long) payload, 2L * payload);
         assertSameBytes(receiver.received, source, 3L * payload);
     }
 
@@ -353,12 +351,18 @@ class FpduChannelTest {
         assertSameBytes(receiver.received, data, total);
     }
 
+    /** A connection without markers on epoll, where the framing handler writes directly (skipped elsewhere). */
+    private Pair directWritingPair(CrcPolicy crc) throws Exception {
+        MpaSettings settings = settings(crc, false);
+        Pair pair = TransportFixture.connect(transport, settings, settings);
+        assumeTrue(pair.initiator().ioTransport() == IoTransport.EPOLL, "netty writes on NIO");
+        return pair;
+    }
+
     @Test
     void writesDirectlyUntilTheSendBufferFillsThenThroughNettyInOrderThenDirectlyAgain() throws Exception {
-        MpaSettings plain = settings(CrcPolicy.OFF, false);
-        Pair pair = TransportFixture.connect(transport, plain, plain);
+        Pair pair = directWritingPair(CrcPolicy.OFF);
         FpduChannel a = pair.initiator();
-        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "netty writes on NIO");
         int[] sizes = {8 * 1024 * 1024, 1024 * 1024};
         long total = total(sizes);
         java.util.concurrent.CompletableFuture<Void> firstArrived = new java.util.concurrent.CompletableFuture<>();
@@ -399,19 +403,10 @@ class FpduChannelTest {
 
     @Test
     void whileNettyHoldsBytesTheDirectWriterQueuesBehindThem() throws Exception {
-        MpaSettings crc = settings(CrcPolicy.REQUIRED, false);
-        Pair pair = TransportFixture.connect(transport, crc, crc);
+        Pair pair = directWritingPair(CrcPolicy.REQUIRED);   // CRC: the hand-framed FPDU carries one
         FpduChannel a = pair.initiator();
-        assumeTrue(a.ioTransport() == IoTransport.EPOLL, "netty writes on NIO");
         int payload = 1000;
-        java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Endpoint receiver = new Endpoint(2L * payload, 2) {
-            @Override
-            public void onUlpdu(MemorySegment seg, long offset, int length) {
-                arrivals.add(tagged.wrap(seg, offset).taggedOffset());
-                super.onUlpdu(seg, offset, length);
-            }
-        };
+        ArrivalEndpoint receiver = new ArrivalEndpoint(2L * payload, 2);
         MemorySegment source = pattern(2L * payload, 17);
         Endpoint sender = new Endpoint(0, 0);
         receiver.start(pair.responder());
@@ -433,16 +428,13 @@ class FpduChannelTest {
             assertThat(a.directWriter().writes).as("no direct write past the bytes netty holds").isZero();
         });
         await(receiver.done);
-        assertThat(arrivals).as("TOs in arrival order").containsExactly(0L, (long) payload);
+        assertThat(receiver.arrivals).as("TOs in arrival order").containsExactly(0L, (long) payload);
         assertSameBytes(receiver.received, source, 2L * payload);
     }
 
     @Test
     void anFpduOfMoreIovecsThanTheArrayHoldsGrowsItAndIsWrittenDirectly() throws Exception {
-        transport.close();
-        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
-        MpaSettings marked = settings(CrcPolicy.OFF, true);
-        Pair pair = TransportFixture.connect(transport, marked, marked);
+        Pair pair = largeFpdus(settings(CrcPolicy.OFF, true));
         FpduChannel a = pair.initiator();
         assumeTrue(a.ioTransport() == IoTransport.EPOLL, "netty writes on NIO");
         int[] initial = new int[1];
@@ -469,10 +461,7 @@ class FpduChannelTest {
 
     @Test
     void anAbortDropsWhatWasFramedButNotFlushedUnreported() throws Exception {
-        transport.close();
-        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
-        MpaSettings plain = settings(CrcPolicy.OFF, false);
-        Pair pair = TransportFixture.connect(transport, plain, plain);
+        Pair pair = largeFpdus(settings(CrcPolicy.OFF, false));
         FpduChannel a = pair.initiator();
         java.util.List<Long> reported = new java.util.concurrent.CopyOnWriteArrayList<>();
         Endpoint sender = new Endpoint(0, 0) {
@@ -506,14 +495,7 @@ class FpduChannelTest {
         Pair pair = TransportFixture.connect(transport, plain, plain);
         int count = 200;
         int payload = 1000;     // above the small-payload copy: header, view, trailer
-        java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Endpoint receiver = new Endpoint((long) count * payload, count) {
-            @Override
-            public void onUlpdu(MemorySegment seg, long offset, int length) {
-                arrivals.add(tagged.wrap(seg, offset).taggedOffset());
-                super.onUlpdu(seg, offset, length);
-            }
-        };
+        ArrivalEndpoint receiver = new ArrivalEndpoint((long) count * payload, count);
         MemorySegment source = pattern((long) count * payload, 13);
         Endpoint sender = new Endpoint(0, 0) {
             @Override
@@ -547,7 +529,7 @@ class FpduChannelTest {
         for (long n = 0; n < count; n++) {
             expected.add(n * payload);
         }
-        assertThat(arrivals).as("TOs in arrival order").isEqualTo(expected);
+        assertThat(receiver.arrivals).as("TOs in arrival order").isEqualTo(expected);
         assertSameBytes(receiver.received, source, (long) count * payload);
         FpduChannel a = pair.initiator();
         if (a.ioTransport() == IoTransport.EPOLL) {

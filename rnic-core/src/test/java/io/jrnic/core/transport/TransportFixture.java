@@ -255,6 +255,21 @@ final class TransportFixture {
         }
     }
 
+    /** An endpoint that also records each received FPDU's tagged offset, in arrival order (stream order tests). */
+    static class ArrivalEndpoint extends Endpoint {
+        final java.util.List<Long> arrivals = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        ArrivalEndpoint(long expectedBytes, long expectedFpdus) {
+            super(expectedBytes, expectedFpdus);
+        }
+
+        @Override
+        public void onUlpdu(MemorySegment segment, long offset, int length) {
+            arrivals.add(tagged.wrap(segment, offset).taggedOffset());
+            super.onUlpdu(segment, offset, length);
+        }
+    }
+
     /** An endpoint that lets the transport place payload straight into {@link #received}. */
     static final class PlacingEndpoint extends Endpoint implements PlacementHandler {
         long payloadPlaced;
