@@ -31,7 +31,8 @@ import org.HdrHistogram.Histogram;
  *   <li>bandwidth: the Write and Send streams, and {@link OneSidedStream} for Read and FetchAdd,
  *       against {@link Transport#TCP}'s stream, one {@code write} per message; with
  *       {@code --baseline} also against {@link Transport#TCP_PACKED}, which packs messages of the
- *       same size into 64 KiB writes (the message-rate floor of small messages).</li>
+ *       same size into 64 KiB batches, cycling through as much memory as the RNIC stream's source
+ *       and sink (the message-rate floor of small messages).</li>
  * </ul>
  *
  * Every fixture checks what arrived (sequence numbers, CRC trailers, atomic results); a run whose

@@ -133,7 +133,7 @@ public final class PerftestOptions {
 
     @Option(names = "--baseline", description = "with --loopback: also the raw-TCP floor, printed before the RNIC row with the"
             + " RNIC's ratio to it (latency: TCP ping-pong busy-polling non-blocking sockets; bandwidth: TCP stream packing"
-            + " the messages into 64 KiB writes)")
+            + " the messages into 64 KiB batches, from and into as much memory as the RNIC's)")
     boolean baseline;
 
     @Option(names = "--slice-ms", paramLabel = "MS", description = "with --loopback: the RNIC and raw TCP take turns of MS"
