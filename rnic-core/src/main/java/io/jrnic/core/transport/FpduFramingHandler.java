@@ -124,6 +124,9 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     private int[] pieceLengths = new int[8];
     private int pieceCount;
     private final FpduWriter.GatherSink sink = this::piece;
+    /** The message an FPDU is framed straight into ({@link #frameInPlace}), null otherwise. */
+    private TxFpdu inPlace;
+    private final FpduWriter.GatherSink inPlaceSink = (segment, offset, length) -> inPlace.gathered(segment, offset, length);
     /** Frames data FPDUs in gathering mode, CRC off; shares the marker position with {@link #writer}. */
     private FpduWriter gatherWriter;
     private final java.util.zip.CRC32C txCrc = new java.util.zip.CRC32C();
@@ -518,9 +521,14 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         // written. Small FPDUs framed back to back share one message (until the next flush): one
         // netty outbound entry and one buffer for many FPDUs. More entries per flush than netty's
         // per-thread recycling batch would make its pool allocate.
-        TxFpdu fpdu = payloadLength <= TxFpdu.SMALL_PAYLOAD_COPY_LIMIT
-                ? frameContiguous(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token)
-                : frameGathered(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+        TxFpdu fpdu;
+        if (payloadLength <= TxFpdu.SMALL_PAYLOAD_COPY_LIMIT) {
+            fpdu = frameContiguous(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+        } else if (!writer.markers() && !txPool.copiedPiece(payload, payloadLength)) {
+            fpdu = frameInPlace(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+        } else {
+            fpdu = frameGathered(header, headerOffset, headerLength, payload, payloadOffset, payloadLength, token);
+        }
         open = fpdu;
         fpdusSent++;
         unflushed += headerLength + payloadLength;
@@ -551,6 +559,35 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         }
         writer.position(data.position());
         return fpdu.appendOwn(wire, writer.crcEnabled() ? txCrc : null, token);
+    }
+
+    /**
+     * An FPDU whose payload stays one view, without markers (the common large FPDU): the gathering
+     * writer puts its octets (length, header copy, pad, CRC field) straight into the message's own
+     * area and the pieces go straight to the message, with no scratch area, piece list or second
+     * copy of those octets ({@link #frameGathered} does all three).
+     */
+    private TxFpdu frameInPlace(MemorySegment header, long headerOffset, int headerLength, MemorySegment payload,
+                                long payloadOffset, int payloadLength, long token) {
+        FpduWriter data = dataWriter();
+        int ownBytes = data.scratchLength(headerLength, payloadLength);
+        TxFpdu fpdu = messageWithRoom(ownBytes);
+        MemorySegment room = fpdu.ownRoom(ownBytes);
+        int fpduStart = fpdu.length();
+        inPlace = fpdu;
+        try {
+            data.gather(header, headerOffset, headerLength, payload, payloadOffset, payloadLength,
+                    room, fpdu.ownUsed(), inPlaceSink);
+        } catch (RuntimeException e) {
+            if (fpdu != open) {
+                fpdu.discard(); // taken for this FPDU alone: back to the pool (send() resets the stream)
+            }
+            throw e;
+        } finally {
+            inPlace = null;
+        }
+        writer.position(data.position());
+        return fpdu.endGathered(fpduStart, ownBytes, writer.crcEnabled() ? txCrc : null, token);
     }
 
     /** An FPDU whose payload stays a view of the registered memory: gathered into pieces. */

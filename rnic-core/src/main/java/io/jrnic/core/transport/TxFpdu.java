@@ -249,6 +249,33 @@ final class TxFpdu extends SegmentByteBuf {
         return endFpdu(fpduStart, crc, token);
     }
 
+    /**
+     * One piece of an FPDU the gathering writer frames straight into this message
+     * ({@link #ownRoom} as its scratch, at {@link #ownUsed()}): a range of the own area (the
+     * writer's octets) or a payload view, in wire order. The caller chose this only for a payload
+     * that stays a view ({@link Pool#copiedPiece} false) and no markers, so nothing is copied here.
+     * {@link #endGathered} ends the FPDU.
+     */
+    void gathered(MemorySegment segment, long offset, long length) {
+        if (segment == own) {
+            addPiece(null, offset, (int) length);
+        } else {
+            addPiece(segment, offset, (int) length);
+        }
+    }
+
+    /**
+     * Ends an FPDU framed through {@link #gathered}: its {@code ownBytes} writer's octets now count
+     * as used, and with {@code crc} non-null its CRC is computed and stored.
+     *
+     * @param fpduStart the FPDU's first byte in this message ({@link #length()} before its first piece)
+     * @param token     the FPDU's completion token, negative for none; the message reports the last one
+     */
+    TxFpdu endGathered(int fpduStart, int ownBytes, CRC32C crc, long token) {
+        ownUsed += ownBytes;
+        return endFpdu(fpduStart, crc, token);
+    }
+
     /** Bytes of the own area in use: the next FPDU framed in place ({@link #ownRoom}) starts there. */
     int ownUsed() {
         return ownUsed;

@@ -215,6 +215,39 @@ class TxFpduLayoutTest {
         assertThat(message.iovecs(iov, 3, 8)).as("nothing left to write").isEqualTo(3);
     }
 
+    @Test
+    void fpdusGatheredStraightIntoTheMessageAreTheWritersFpdusWithPayloadViews() {
+        io.jrnic.mpa.FpduWriter inPlace = new io.jrnic.mpa.FpduWriter(false, false); // CRC by the message
+        io.jrnic.mpa.FpduWriter reference = new io.jrnic.mpa.FpduWriter(false, true);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        MemorySegment header = arena.allocate(HEADER);
+        for (int i = 0; i < HEADER; i++) {
+            header.set(ValueLayout.JAVA_BYTE, i, (byte) (7 * i + 1));
+        }
+        int[] sizes = {1001, 4096};     // the first needs a pad; both above the copy limit
+        TxFpdu message = pool.take();
+        java.io.ByteArrayOutputStream wire = new java.io.ByteArrayOutputStream();
+        for (int n = 0; n < sizes.length; n++) {
+            MemorySegment payload = arena.allocate(sizes[n]);
+            for (int i = 0; i < sizes[n]; i++) {
+                payload.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + n));
+            }
+            int own = inPlace.scratchLength(HEADER, sizes[n]);
+            MemorySegment room = message.ownRoom(own);
+            int start = message.length();
+            inPlace.gather(header, 0, HEADER, payload, 0, sizes[n], room, message.ownUsed(), message::gathered);
+            message.endGathered(start, own, crc, n);
+
+            byte[] fpdu = new byte[reference.wireLength(HEADER + sizes[n])];
+            reference.write(header, 0, HEADER, payload, 0, sizes[n], MemorySegment.ofArray(fpdu), 0);
+            wire.writeBytes(fpdu);
+        }
+        assertThat(message.fpdus()).isEqualTo(2);
+        assertThat(message.finish().nioBufferCount())
+                .as("header, payload view, trailer and next header merged, payload view, trailer").isEqualTo(5);
+        assertThat(bytes(message.nioBuffers())).as("the writer's FPDUs with their CRCs").isEqualTo(wire.toByteArray());
+    }
+
     /** The bytes of iovec entries {@code [first, end)}, in order. */
     private static byte[] bytesAt(MemorySegment iov, int first, int end) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
