@@ -208,6 +208,9 @@ class TxFpduLayoutTest {
         assertThat(message.iovecs(iov, 0, 8)).as("the rest of the view, then the merged own bytes").isEqualTo(2);
         assertThat(iov.getAtIndex(ValueLayout.JAVA_LONG, 0)).as("the view is the payload's memory, not a copy")
                 .isEqualTo(payload.address() + 7);
+        assertThat(message.iovecs(iov, 6, 8)).as("those two fit in the last two").isEqualTo(8);
+        message.readerIndex(HEADER);
+        assertThat(message.iovecs(iov, 0, 8)).as("from a piece's first byte: no empty entry before it").isEqualTo(2);
         message.readerIndex(0);
         assertThat(message.iovecs(iov, 6, 8)).as("three entries do not fit in two").isEqualTo(-1);
         assertThat(message.iovecs(iov, 5, 8)).as("they fit in three").isEqualTo(8);
@@ -236,7 +239,7 @@ class TxFpduLayoutTest {
             MemorySegment room = message.ownRoom(own);
             int start = message.length();
             inPlace.gather(header, 0, HEADER, payload, 0, sizes[n], room, message.ownUsed(), message::gathered);
-            message.endGathered(start, own, crc, n);
+            assertThat(message.endGathered(start, own, crc, n)).isSameAs(message);
 
             byte[] fpdu = new byte[reference.wireLength(HEADER + sizes[n])];
             reference.write(header, 0, HEADER, payload, 0, sizes[n], MemorySegment.ofArray(fpdu), 0);
