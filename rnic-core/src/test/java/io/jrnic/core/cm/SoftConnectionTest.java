@@ -71,16 +71,26 @@ class SoftConnectionTest {
         stream.closeCompletesAtOnce = true; // Closing -> Idle within the remote close's hold of the lock
         SoftConnection connection = connect(qp, stream);
         Thread[] aborter = new Thread[1];
-        stream.onWorkCheck = () -> {
-            // the remote close, under the QP's lock, still in RTS: the application aborts now
-            aborter[0] = Thread.ofPlatform().name("aborter").start(connection::abort);
-            awaitBlockedOrDone(aborter[0]);
-        };
+        // the remote close, under the QP's lock, still in RTS: the application aborts now
+        stream.onWorkCheck = abortFromAnotherThread(connection, aborter);
 
         stream.upcalls.remoteClosed(); // the peer's FIN: RTS -> Closing -> (close complete) Idle
 
         aborter[0].join(TimeUnit.SECONDS.toMillis(10));
         assertThat(aborter[0].isAlive()).as("abort returned").isFalse();
+        assertClosedGracefullyToIdle(connection, qp, stream);
+    }
+
+    /** A hook that starts the application's abort on a thread of its own and returns once that thread is blocked or done. */
+    private static Runnable abortFromAnotherThread(SoftConnection connection, Thread[] aborter) {
+        return () -> {
+            aborter[0] = Thread.ofPlatform().name("aborter").start(connection::abort);
+            awaitBlockedOrDone(aborter[0]);
+        };
+    }
+
+    /** The graceful close won the race: closed() and the QP end Idle, the stream was not reset, one LLP_CLOSE_COMPLETE. */
+    private void assertClosedGracefullyToIdle(SoftConnection connection, SoftQueuePair qp, Stream stream) throws Exception {
         assertThat(connection.closed().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(QpState.IDLE);
         assertThat(qp.state()).as("a graceful close reported Idle leaves the QP Idle").isEqualTo(QpState.IDLE);
         assertThat(stream.resets).as("no reset of the closed stream").isZero();
@@ -94,11 +104,8 @@ class SoftConnectionTest {
         Stream stream = new Stream();
         SoftConnection connection = connect(qp, stream);
         Thread[] aborter = new Thread[1];
-        stream.onClose = () -> {
-            // this side's close, under the QP's lock, already Closing: the application aborts now
-            aborter[0] = Thread.ofPlatform().name("aborter").start(connection::abort);
-            awaitBlockedOrDone(aborter[0]);
-        };
+        // this side's close, under the QP's lock, already Closing: the application aborts now
+        stream.onClose = abortFromAnotherThread(connection, aborter);
 
         var disconnected = connection.disconnect().toCompletableFuture();
         aborter[0].join(TimeUnit.SECONDS.toMillis(10));
@@ -106,10 +113,7 @@ class SoftConnectionTest {
         stream.upcalls.closeCompleted();
 
         assertThat(disconnected.get(10, TimeUnit.SECONDS)).as("disconnect's stage").isEqualTo(QpState.IDLE);
-        assertThat(connection.closed().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(QpState.IDLE);
-        assertThat(qp.state()).isEqualTo(QpState.IDLE);
-        assertThat(stream.resets).isZero();
-        assertThat(events).extracting(AsyncEvent::type).containsExactly(AsyncEventType.LLP_CLOSE_COMPLETE);
+        assertClosedGracefullyToIdle(connection, qp, stream);
     }
 
     /** In RTS on its stream, abort is Modify to Error (Verbs §6.6.2.3): reset, Error, closed() Error. */

@@ -47,7 +47,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The event loop of polling mode on its own: who runs its work, when its I/O thread takes over and
- * hands back, shutdown. Waits are bounded and sleep-free.
+ * hands back, shutdown. Waits are bounded and wait for events; the one pause (10 ms gaps between
+ * messages in the I/O thread's spin test) is that test's stimulus, not a wait.
  */
 class DrivableEventLoopTest {
     private static final long WAIT_SECONDS = 10;
