@@ -2,7 +2,6 @@ package io.jrnic.core.transport;
 
 import io.jrnic.core.transport.ConnectionInfo.Role;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -22,6 +21,7 @@ final class ConnectionContext {
     final Role role;
     /** Receive staging: one native segment for the connection's life, wrapped once for netty. */
     final MemorySegment staging;
+    /** All of the staging memory, as netty reads into it ({@link RxWindow}: by its address on epoll). */
     final ByteBuf stagingBuf;
     /** The first {@link TransportConfig#HEADER_READ_LENGTH} bytes of the staging memory: a cut read. */
     final ByteBuf stagingHeadBuf;
@@ -33,8 +33,8 @@ final class ConnectionContext {
         this.config = transport.config();
         this.role = role;
         this.staging = Arena.ofAuto().allocate(config.stagingBufferSize());
-        this.stagingBuf = Unpooled.wrappedBuffer(staging.asByteBuffer());
-        this.stagingHeadBuf = Unpooled.wrappedBuffer(staging.asSlice(0, TransportConfig.HEADER_READ_LENGTH).asByteBuffer());
+        this.stagingBuf = new RxWindow().open(staging, 0, config.stagingBufferSize());
+        this.stagingHeadBuf = new RxWindow().open(staging, 0, TransportConfig.HEADER_READ_LENGTH);
         this.allocator = new PlacementRecvAllocator();
     }
 

@@ -17,11 +17,21 @@ import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
 
 /**
- * The buffer of a direct-placement read: one reusable netty {@link ByteBuf} per connection over a
- * settable window (segment, offset, length) of the placement target. Netty's NIO read calls
- * {@link #setBytes(int, ScatteringByteChannel, int)}, which reads from the socket straight into a
- * cached {@link ByteBuffer} view of the target segment, positioned and limited to the window: the
- * kernel copies into registered memory and cannot run past the window.
+ * The buffer of a socket read into foreign memory: one reusable netty {@link ByteBuf} over a
+ * settable window (segment, offset, length). A connection has one for its direct-placement reads,
+ * pointed at each read's slice of the placement target, and two fixed ones over its receive staging
+ * memory (whole, and cut to a header: {@link ConnectionContext}). The kernel copies into the window
+ * and cannot run past it:
+ * <ul>
+ *   <li>netty's epoll read asks {@link #hasMemoryAddress()} and, for native memory, reads with
+ *       {@code recv} at {@link #memoryAddress()} up to {@link #capacity()}, the window's length.
+ *       Without {@code sun.misc.Unsafe} (Java 25) netty's own buffers expose no address, and its
+ *       read of a {@link ByteBuffer} costs JNI calls that look the address up
+ *       ({@code GetDirectBufferAddress}, {@code IsInstanceOf}) on every read (issue 11).</li>
+ *   <li>netty's NIO read, and epoll's for heap memory, calls
+ *       {@link #setBytes(int, ScatteringByteChannel, int)} or {@link #internalNioBuffer}: a cached
+ *       {@link ByteBuffer} view of the segment, positioned and limited to the window.</li>
+ * </ul>
  *
  * <p>Allocation-free in steady state: {@link #open} only resets indices and the reference count, and
  * the views are cached per segment object (a few, round robin, so a peer interleaving writes to a
@@ -102,6 +112,21 @@ final class RxWindow extends SegmentByteBuf {
     @Override
     public int capacity() {
         return length;
+    }
+
+    /** Native memory only: a heap segment's address is no pointer the kernel could write to. */
+    @Override
+    public boolean hasMemoryAddress() {
+        return segment != null && segment.isNative();
+    }
+
+    /** The window's first byte (index 0); netty reads at {@code memoryAddress() + writerIndex()}. */
+    @Override
+    public long memoryAddress() {
+        if (!hasMemoryAddress()) {
+            throw new UnsupportedOperationException("the window is not in native memory");
+        }
+        return segment.address() + base;
     }
 
     @Override

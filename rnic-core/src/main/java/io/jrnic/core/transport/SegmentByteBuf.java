@@ -9,7 +9,8 @@ import java.nio.ByteOrder;
 
 /**
  * What the transport's reusable buffers over foreign memory ({@link TxFpdu}, {@link RxWindow})
- * share: a fixed capacity, big-endian order, no backing array or exposed address, nothing wrapped.
+ * share: a fixed capacity, big-endian order, no backing array, nothing wrapped. No exposed address
+ * either, unless a subclass is one block of native memory and says so ({@link RxWindow}).
  * They are recycled rather than freed, which is why they are netty buffers of their own instead of
  * {@code Unpooled.wrappedBuffer} objects made per FPDU.
  *
@@ -58,12 +59,12 @@ abstract class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
     }
 
     @Override
-    public final boolean hasMemoryAddress() {
+    public boolean hasMemoryAddress() {
         return false;
     }
 
     @Override
-    public final long memoryAddress() {
+    public long memoryAddress() {
         throw new UnsupportedOperationException();
     }
 
