@@ -43,6 +43,7 @@ public final class RnicConfig {
     private IoTransport ioTransport = IoTransport.AUTO;
     private Duration pollingTakeover = Duration.ofMillis(1);
     private Duration pollingSpin = Duration.ofNanos(50_000);
+    private int ioThreads = Math.min(4, Runtime.getRuntime().availableProcessors());
 
     /** Creates a configuration with the defaults. */
     public RnicConfig() {
@@ -555,6 +556,35 @@ public final class RnicConfig {
      */
     public Duration pollingSpin() {
         return pollingSpin;
+    }
+
+    /**
+     * How many I/O threads (event loops) the RNIC's connections share: each connection is served
+     * by one of them for its life, assigned in turn. In {@link IoMode#POLLING} they serve what no
+     * application thread drives. Fewer threads than cores leave room for the application's
+     * threads, and for a second RNIC on the same machine: two RNICs in one process on two cores
+     * (a loopback benchmark) each get one (docs/transport.md "I/O threads"). Default: the number
+     * of available processors, at most 4.
+     *
+     * @param ioThreads at least 1
+     * @return this
+     * @throws IllegalArgumentException if ioThreads is less than 1
+     */
+    public RnicConfig ioThreads(int ioThreads) {
+        if (ioThreads < 1) {
+            throw new IllegalArgumentException("ioThreads must be at least 1: " + ioThreads);
+        }
+        this.ioThreads = ioThreads;
+        return this;
+    }
+
+    /**
+     * How many I/O threads the RNIC's connections share.
+     *
+     * @return the count; the available processors, at most 4, unless set
+     */
+    public int ioThreads() {
+        return ioThreads;
     }
 
     /**

@@ -114,4 +114,13 @@ class ApiValuesTest {
         assertThatThrownBy(() -> c.pollingTakeover(java.time.Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollingTakeover");
     }
+
+    @Test
+    void ioThreadsAreAtLeastOne() {
+        RnicConfig c = new RnicConfig();
+        assertThat(c.ioThreads()).isBetween(1, 4);
+        assertThat(c.ioThreads(1).ioThreads()).isEqualTo(1);
+        assertThatThrownBy(() -> c.ioThreads(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ioThreads");
+    }
 }

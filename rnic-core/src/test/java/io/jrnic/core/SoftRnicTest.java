@@ -79,13 +79,14 @@ class SoftRnicTest extends VerbsFixture {
     @Test
     void theIoSettingsAreKeptFromTheConfigurationTheRnicWasOpenedWith() {
         RnicConfig c = config().ioMode(io.jrnic.api.IoMode.POLLING).ioTransport(io.jrnic.api.IoTransport.NIO)
-                .pollingTakeover(java.time.Duration.ofMillis(7)).pollingSpin(java.time.Duration.ofNanos(3_000));
+                .pollingTakeover(java.time.Duration.ofMillis(7)).pollingSpin(java.time.Duration.ofNanos(3_000)).ioThreads(3);
         try (SoftRnic r = SoftRnic.open(c)) {
             c.ioMode(io.jrnic.api.IoMode.EVENT_LOOP); // a later change of the caller's object changes nothing
             assertThat(r.config().ioMode()).isEqualTo(io.jrnic.api.IoMode.POLLING);
             assertThat(r.config().ioTransport()).isEqualTo(io.jrnic.api.IoTransport.NIO);
             assertThat(r.config().pollingTakeover()).isEqualTo(java.time.Duration.ofMillis(7));
             assertThat(r.config().pollingSpin()).isEqualTo(java.time.Duration.ofNanos(3_000));
+            assertThat(r.config().ioThreads()).isEqualTo(3);
         }
     }
 

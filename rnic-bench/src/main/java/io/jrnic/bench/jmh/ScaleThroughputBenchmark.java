@@ -17,6 +17,9 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.bench.transport.ChannelIo;
+import io.jrnic.bench.transport.LoopbackTcp;
+import io.jrnic.bench.transport.TcpPackedStream;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -35,6 +38,10 @@ import java.io.IOException;
 import java.lang.foreign.MemorySegment;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -48,6 +55,17 @@ import java.util.concurrent.TimeUnit;
  * <p>JMH reports Writes/s; bytes/s = Writes/s x messageSize. Compare {@code qps=1000} with
  * {@code qps=1} in the same run. The RNICs' I/O mode comes from {@code -Djrnic.bench.ioMode}
  * (default EVENT_LOOP), as for the other RNIC benchmarks.
+ *
+ * <p>Each RNIC runs {@link RnicConfig#ioThreads()} I/O threads, the default unless
+ * {@code -Djrnic.bench.ioThreads=N} sets them.
+ *
+ * <p>{@code transport=TCP} is the kernel's share of the same drop: {@link #qps} loopback TCP
+ * connections, one thread writing each message to the next connection in turn (blocking, in writes
+ * of {@value TcpPackedStream#WRITE_BYTES} bytes as the packed baseline writes), one thread reading
+ * them all: with up to {@value #POLLED_SOCKETS} sockets it reads each in turn without a selector,
+ * as a polling RNIC loop reads its sockets; with more it waits in an epoll selector and drains the
+ * ready ones, as the RNIC's loops do with a thousand. Whatever TCP(1,000)/TCP(1) loses, the RNIC
+ * cannot win back (docs/benchmarks.md).
  *
  * <p>Thread safety: one instance per benchmark thread ({@code Scope.Thread}).
  */
@@ -72,6 +90,17 @@ public class ScaleThroughputBenchmark {
     /** Payload bytes per Write. */
     @Param({"65536"})
     public int messageSize;
+
+    /** RNIC: RDMA Writes over queue pairs; TCP: the raw-TCP counterpart over as many connections. */
+    @Param({"RNIC", "TCP"})
+    public String transport;
+
+    /** Connections up to which the TCP reader polls each socket instead of asking a selector. */
+    static final int POLLED_SOCKETS = 2;
+
+    private SocketChannel[] tcpSenders;
+    private TcpReader tcpReader;
+    private ByteBuffer tcpSource;
 
     private Rnic active;
     private Rnic passive;
@@ -99,9 +128,16 @@ public class ScaleThroughputBenchmark {
      */
     @Setup(Level.Trial)
     public void connect() throws Exception {
+        if (transport.equals("TCP")) {
+            connectTcp();
+            return;
+        }
         IoMode mode = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
-        active = Rnic.open(new RnicConfig().name("scale-a").ioMode(mode).qpLimits(qps + 8, 64).cqLimits(4, 1 << 20, 4));
-        passive = Rnic.open(new RnicConfig().name("scale-b").ioMode(mode).qpLimits(qps + 8, 64).cqLimits(4, 1 << 20, 4));
+        int ioThreads = Integer.getInteger("jrnic.bench.ioThreads", new RnicConfig().ioThreads());
+        active = Rnic.open(new RnicConfig().name("scale-a").ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
+                .cqLimits(4, 1 << 20, 4));
+        passive = Rnic.open(new RnicConfig().name("scale-b").ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
+                .cqLimits(4, 1 << 20, 4));
         ProtectionDomain pdA = active.allocatePd();
         ProtectionDomain pdB = passive.allocatePd();
         cq = active.createCq(qps * WINDOW + 64);
@@ -158,6 +194,12 @@ public class ScaleThroughputBenchmark {
     @Benchmark
     public long write() throws IOException {
         int q = next;
+        if (tcpSenders != null) {
+            tcpSource.clear();
+            ChannelIo.writeFully(tcpSenders[q], tcpSource, TcpPackedStream.WRITE_BYTES);
+            next = q + 1 == qps ? 0 : q + 1;
+            return q;
+        }
         while (outstanding[q] >= WINDOW) {
             reap();
         }
@@ -182,9 +224,112 @@ public class ScaleThroughputBenchmark {
         }
     }
 
-    /** Closes the listener and both RNICs (their connections, queue pairs and memory). */
+    /** Connects {@link #qps} loopback TCP pairs and starts the thread that reads them all. */
+    private void connectTcp() throws IOException {
+        long start = System.nanoTime();
+        tcpSenders = new SocketChannel[qps];
+        SocketChannel[] receivers = new SocketChannel[qps];
+        for (int i = 0; i < qps; i++) {
+            LoopbackTcp.Pair pair = LoopbackTcp.connect();
+            tcpSenders[i] = pair.initiator();
+            receivers[i] = pair.acceptor();
+            receivers[i].configureBlocking(false);
+        }
+        long nanos = System.nanoTime() - start;
+        System.out.printf("%n%d TCP connections in %.1f ms%n", qps, nanos / 1e6);
+        tcpSource = ByteBuffer.allocateDirect(messageSize);
+        tcpReader = new TcpReader(receivers);
+        tcpReader.thread.start();
+    }
+
+    /**
+     * Reads every connection of the TCP variant into one buffer (discarded) until closed: polls
+     * each socket in turn (yielding after a pass that read nothing) for up to
+     * {@value #POLLED_SOCKETS} sockets, otherwise waits in a selector and drains each ready socket.
+     */
+    private static final class TcpReader implements Runnable {
+        private final SocketChannel[] channels;
+        private final Selector selector;
+        private final ByteBuffer buffer = ByteBuffer.allocateDirect(256 * 1024);
+        private final Thread thread = new Thread(this, "scale-tcp-reader");
+        private volatile boolean running = true;
+
+        TcpReader(SocketChannel[] channels) throws IOException {
+            this.channels = channels;
+            this.selector = Selector.open();
+            if (channels.length > POLLED_SOCKETS) {
+                for (SocketChannel c : channels) {
+                    c.register(selector, SelectionKey.OP_READ, c);
+                }
+            }
+            thread.setDaemon(true);
+        }
+
+        @Override
+        public void run() {
+            try {
+                while (running) {
+                    if (channels.length > POLLED_SOCKETS) {
+                        selector.select(key -> drain((SocketChannel) key.attachment()), 100);
+                    } else {
+                        long read = 0;
+                        for (SocketChannel c : channels) {
+                            read += drain(c);
+                        }
+                        if (read == 0) {
+                            Thread.yield();
+                        }
+                    }
+                }
+            } catch (IOException | java.io.UncheckedIOException e) {
+                if (running) {
+                    throw new IllegalStateException("TCP reader failed", e);
+                }
+            }
+        }
+
+        private long drain(SocketChannel c) {
+            long total = 0;
+            try {
+                int n;
+                do {
+                    buffer.clear();
+                    n = c.read(buffer);
+                    total += Math.max(n, 0);
+                } while (n > 0);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return total;
+        }
+
+        void close() throws IOException, InterruptedException {
+            running = false;
+            selector.wakeup();
+            thread.join(TimeUnit.SECONDS.toMillis(10));
+            selector.close();
+            for (SocketChannel c : channels) {
+                c.close();
+            }
+        }
+    }
+
+    /**
+     * Closes the listener and both RNICs (their connections, queue pairs and memory), or the TCP
+     * connections and their reader.
+     *
+     * @throws IOException if closing a TCP connection failed
+     * @throws InterruptedException if interrupted while the TCP reader ends
+     */
     @TearDown(Level.Trial)
-    public void close() {
+    public void close() throws IOException, InterruptedException {
+        if (tcpReader != null) {
+            for (SocketChannel c : tcpSenders) {
+                c.close();
+            }
+            tcpReader.close();
+            return;
+        }
         try {
             if (listener != null) {
                 listener.close();
