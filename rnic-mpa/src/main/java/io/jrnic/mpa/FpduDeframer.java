@@ -11,8 +11,11 @@ import java.nio.ByteOrder;
  *
  * <p><b>Copies.</b> An FPDU lying whole in one chunk with no marker inside it is delivered as a
  * slice of the chunk: no copy. An FPDU split across chunks, or with a marker inside (markers must be
- * stripped to give DDP a contiguous ULPDU), is reassembled into an internal buffer of
- * {@code maxUlpduLength} bytes allocated once: one copy. With a {@link PlacementHandler}
+ * stripped to give DDP a contiguous ULPDU), is reassembled into an internal buffer: one copy. The
+ * buffer starts at {@value #INITIAL_BUFFER} bytes and doubles when a ULPDU needs more, up to
+ * {@code maxUlpduLength}: a connection whose large FPDUs are placed keeps only their header prefixes
+ * there and never grows it, where a buffer of the largest ULPDU was 64 KiB of heap per idle
+ * connection (issue 11: memory per idle QP). With a {@link PlacementHandler}
  * ("header-then-payload" mode), the bytes after the header prefix of such an FPDU go straight to the
  * handler's target instead (one copy from the chunk, or none when the transport reads into the target itself through
  * {@link #directWindow()} / {@link #placed(int)}).
@@ -29,7 +32,8 @@ import java.nio.ByteOrder;
  * of the direction from SeqStart on, or be created with the position of its first byte.
  *
  * <p><b>Allocation.</b> None in steady state when CRC is off; with CRC on, one buffer view per new
- * chunk segment object (see {@link Crc32c}).
+ * chunk segment object (see {@link Crc32c}). The reassembly buffer grows at most
+ * {@code log2(maxUlpduLength / }{@value #INITIAL_BUFFER}{@code )} times in a connection's life.
  *
  * <p>Thread safety: not thread-safe; owned by the connection's receiving thread.
  */
@@ -40,6 +44,9 @@ public final class FpduDeframer {
 
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
+    /** The reassembly buffer's first size: header prefixes and small ULPDUs. */
+    static final int INITIAL_BUFFER = 256;
 
     private static final int LENGTH = 0;
     private static final int ULPDU = 1;
@@ -52,7 +59,8 @@ public final class FpduDeframer {
     private final int maxUlpduLength;
     private final FpduHandler handler;
     private final PlacementHandler placement;
-    private final MemorySegment buffer;
+    /** Reassembly: the ULPDU (or, when placed, its prefix) received so far; grown on demand. */
+    private MemorySegment buffer;
     private final Crc32c crc = new Crc32c();
     private final PlacementTarget placementTarget = new PlacementTarget();
 
@@ -127,7 +135,7 @@ public final class FpduDeframer {
         this.handler = handler;
         this.placement = handler instanceof PlacementHandler p ? p : null;
         this.position = position;
-        this.buffer = MemorySegment.ofArray(new byte[maxUlpduLength]);
+        this.buffer = MemorySegment.ofArray(new byte[Math.min(INITIAL_BUFFER, maxUlpduLength)]);
     }
 
     /**
@@ -286,6 +294,9 @@ public final class FpduDeframer {
                 }
             }
         } else {
+            if (ulpduReceived + n > buffer.byteSize()) {
+                growBuffer(ulpduReceived + n);
+            }
             MemorySegment.copy(chunk, offset, buffer, ulpduReceived, n);
         }
         updateCrc(chunk, offset, n);
@@ -293,6 +304,22 @@ public final class FpduDeframer {
         ulpduReceived += n;
         afterUlpduBytes();
         return n;
+    }
+
+    /** Doubles the reassembly buffer until it holds {@code needed} bytes (at most maxUlpduLength), keeping what it holds. */
+    private void growBuffer(int needed) {
+        long size = buffer.byteSize();
+        while (size < needed) {
+            size = Math.min(2 * size, maxUlpduLength);
+        }
+        MemorySegment grown = MemorySegment.ofArray(new byte[(int) size]);
+        MemorySegment.copy(buffer, 0, grown, 0, ulpduReceived);
+        buffer = grown;
+    }
+
+    /** The reassembly buffer's size now (tests). */
+    int reassemblyCapacity() {
+        return (int) buffer.byteSize();
     }
 
     /** Asks for a placement target once the prefix is in, and moves on when the ULPDU is complete. */

@@ -371,6 +371,33 @@ class FpduDeframerTest {
         assertThat(p.prefixes).contains(14, 18);
     }
 
+    @Test
+    void aPlacingDeframerKeepsOnlyPrefixesAndNeverGrowsItsReassemblyBuffer() {
+        Random random = new Random(37);
+        Stream s = stream(random, true, true, 30); // 65,535-byte ULPDUs among them, split and with markers
+        Placer p = new Placer();
+        FpduDeframer d = new FpduDeframer(true, true, 14, 65535, 0, p);
+        feed(d, s.bytes(), random, 900);
+        assertSameUlpdus(p.ulpdus, s.ulpdus());
+        assertThat(d.reassemblyCapacity()).isEqualTo(FpduDeframer.INITIAL_BUFFER);
+    }
+
+    @Test
+    void theReassemblyBufferGrowsToTheLargestSplitUlpduOnceAndKeepsItsBytes() {
+        Random random = new Random(38);
+        Stream s = stream(random, false, true, 17); // the SIZES, the last 65,535 bytes
+        Recorder r = new Recorder();
+        FpduDeframer d = new FpduDeframer(false, true, r);
+        assertThat(d.reassemblyCapacity()).isEqualTo(FpduDeframer.INITIAL_BUFFER);
+        feed(d, s.bytes(), random, 3);
+        assertSameUlpdus(r.ulpdus, s.ulpdus());
+        assertThat(d.reassemblyCapacity()).isEqualTo(65535);
+        feed(d, s.bytes(), random, 3); // again: no growth, the same bytes
+        assertThat(d.reassemblyCapacity()).isEqualTo(65535);
+        assertThat(r.ulpdus).hasSize(34);
+        assertThat(r.ulpdus.get(33)).isEqualTo(s.ulpdus().get(16));
+    }
+
     @ParameterizedTest
     @CsvSource({"false,false", "true,true", "false,true", "true,false"})
     void transportReadsPayloadStraightIntoTheTarget(boolean markers, boolean crc) {
