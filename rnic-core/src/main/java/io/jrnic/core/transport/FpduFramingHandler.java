@@ -299,7 +299,8 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
         }
         directRead = null;
         // Reused for every read: channelRead consumes it synchronously and releases the extra reference.
-        return (cutStagingRead() ? cx.stagingHeadBuf : cx.stagingBuf).retain().clear();
+        ReadStaging staging = cx.staging(ch);
+        return (cutStagingRead() ? staging.head : staging.whole).retain().clear();
     }
 
     @Override
@@ -320,10 +321,11 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
                 deframer.placed(n);
                 return;
             }
-            if (!cx.isStaging(buf)) {
+            ReadStaging staging = cx.staging(ch);
+            if (!staging.holds(buf)) {
                 throw new IllegalStateException("read into a buffer this connection did not provide");
             }
-            onBytes(cx.staging, buf.readerIndex(), n);
+            onBytes(staging.memory, buf.readerIndex(), n);
         } catch (RuntimeException e) {
             LOG.warn("receive processing failed; aborting the connection", e);
             failure = e;

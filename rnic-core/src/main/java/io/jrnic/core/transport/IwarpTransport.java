@@ -11,6 +11,7 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.jrnic.api.IoMode;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -18,6 +19,7 @@ import io.netty.channel.socket.SocketChannel;
 
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +56,8 @@ public final class IwarpTransport implements AutoCloseable {
 
     private final Set<Channel> channels = ConcurrentHashMap.newKeySet();
     private final Set<Thread> loopThreads = ConcurrentHashMap.newKeySet();
+    /** Each event loop's receive staging, shared by its connections ({@link ReadStaging}). */
+    private final Map<EventLoop, ReadStaging> staging = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /**
@@ -342,6 +346,19 @@ public final class IwarpTransport implements AutoCloseable {
     private void track(Channel ch) {
         channels.add(ch);
         ch.closeFuture().addListener((ChannelFutureListener) f -> channels.remove(f.channel()));
+    }
+
+    /**
+     * The receive staging of {@code loop}, created at its first connection's first read. Any
+     * thread; each connection asks once ({@link ConnectionContext#staging}).
+     */
+    ReadStaging stagingFor(EventLoop loop) {
+        return staging.computeIfAbsent(loop, l -> new ReadStaging(config.stagingBufferSize()));
+    }
+
+    /** Event loops that have receive staging (tests: one per loop, not one per connection). */
+    int stagingAreas() {
+        return staging.size();
     }
 
     /**

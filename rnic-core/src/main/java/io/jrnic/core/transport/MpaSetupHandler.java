@@ -280,7 +280,7 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
     @Override
     public ByteBuf nextReadBuffer() {
         // Reused for every read: channelRead consumes it synchronously and releases the extra reference.
-        return cx.stagingBuf.retain().clear();
+        return cx.staging(ch).whole.retain().clear();
     }
 
     @Override
@@ -296,10 +296,11 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
             if (n == 0) {
                 return;
             }
-            if (!cx.isStaging(buf)) {
+            ReadStaging staging = cx.staging(ch);
+            if (!staging.holds(buf)) {
                 throw new IllegalStateException("read into a buffer this connection did not provide");
             }
-            onBytes(cx.staging, buf.readerIndex(), n);
+            onBytes(staging.memory, buf.readerIndex(), n);
         } catch (RuntimeException e) {
             LOG.warn("receive processing failed; aborting the connection", e);
             failure = e;

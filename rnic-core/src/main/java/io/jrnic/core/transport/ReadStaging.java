@@ -1,0 +1,39 @@
+package io.jrnic.core.transport;
+
+import io.netty.buffer.ByteBuf;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The receive staging memory of one event loop, shared by the connections it serves: the buffer a
+ * socket read lands in when it does not go straight to a placement target. A loop runs one
+ * connection's read at a time (its thread, or the one application thread that drives it in polling
+ * mode), and what a read brings is consumed before the read returns: FPDUs lying whole in it are
+ * handed on as slices and handled at once, the rest is copied out (the deframer's reassembly, the
+ * setup handler's pending bytes). So no connection needs staging of its own between two of its
+ * reads, and a thousand idle connections on two loops hold two staging areas instead of a
+ * thousand (64 KiB of native memory per connection end before, issue 11: memory per idle QP).
+ *
+ * <p>Thread safety: created on any thread ({@link IwarpTransport#stagingFor}); used by the loop's
+ * current thread only.
+ */
+final class ReadStaging {
+    /** The staging memory. */
+    final MemorySegment memory;
+    /** All of it, as netty reads into it ({@link RxWindow}: by its address on epoll). */
+    final ByteBuf whole;
+    /** Its first {@link TransportConfig#HEADER_READ_LENGTH} bytes: a cut read. */
+    final ByteBuf head;
+
+    ReadStaging(int size) {
+        this.memory = Arena.ofAuto().allocate(size);
+        this.whole = new RxWindow().open(memory, 0, size);
+        this.head = new RxWindow().open(memory, 0, Math.min(size, TransportConfig.HEADER_READ_LENGTH));
+    }
+
+    /** Whether {@code buf} is this staging memory (whole or cut). */
+    boolean holds(ByteBuf buf) {
+        return buf == whole || buf == head;
+    }
+}
