@@ -253,6 +253,8 @@ public class ScaleThroughputBenchmark {
         private final ByteBuffer buffer = ByteBuffer.allocateDirect(256 * 1024);
         private final Thread thread = new Thread(this, "scale-tcp-reader");
         private volatile boolean running = true;
+        /** Bytes read so far (written by the reader thread only). */
+        private volatile long bytes;
 
         TcpReader(SocketChannel[] channels) throws IOException {
             this.channels = channels;
@@ -300,6 +302,9 @@ public class ScaleThroughputBenchmark {
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
+            if (total > 0) {
+                bytes += total; // single writer
+            }
             return total;
         }
 
@@ -312,6 +317,11 @@ public class ScaleThroughputBenchmark {
                 c.close();
             }
         }
+    }
+
+    /** Bytes the TCP variant's reader has read so far (tests), or -1 for the RNIC variant. */
+    long tcpBytesRead() {
+        return tcpReader == null ? -1 : tcpReader.bytes;
     }
 
     /**

@@ -73,6 +73,32 @@ class BenchmarkFixtureTest {
         benchmark.close();
     }
 
+    @ParameterizedTest
+    @CsvSource({"TCP, 1", "TCP, 3", "RNIC, 3"})
+    void scaleTrialWritesToEveryConnectionInTurn(String transport, int qps) throws Exception {
+        ScaleThroughputBenchmark benchmark = new ScaleThroughputBenchmark();
+        benchmark.transport = transport;
+        benchmark.qps = qps;
+        benchmark.messageSize = 4096;
+        int writes = 200;
+        benchmark.connect();
+        try {
+            for (int i = 0; i < writes; i++) {
+                assertThat(benchmark.write()).isEqualTo(i % qps);
+            }
+            if (transport.equals("TCP")) {
+                // one reader drains every connection: polled (1) or through the selector (3)
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+                while (benchmark.tcpBytesRead() < (long) writes * 4096 && System.nanoTime() < deadline) {
+                    Thread.sleep(1);
+                }
+                assertThat(benchmark.tcpBytesRead()).isEqualTo((long) writes * 4096);
+            }
+        } finally {
+            benchmark.close();
+        }
+    }
+
     @Test
     void latencyBenchmarkRunsEveryTransportThatHasAPingPong() throws Exception {
         String[] listed = LatencyBenchmark.class.getField("transport").getAnnotation(Param.class).value();
