@@ -20,7 +20,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 import static io.jrnic.core.transport.TransportFixture.LOOPBACK;
 import static io.jrnic.core.transport.TransportFixture.assertSameBytes;
@@ -38,6 +40,10 @@ class FpduChannelTest {
 
     /** Message sizes of the exchange tests: 0 .. 256 KiB, around FPDU and marker boundaries. */
     private static final int[] SIZES = {0, 1, 3, 4, 13, 511, 512, 1440, 1441, 1454, 4096, 65535, 65536, 100_003, 262_144};
+
+    /** Messages of every size, split across reads, for the shared staging test. */
+    private static final int[] STAGING_SIZES = {1, 13, 511, 1454, 4096, 65535, 100_003, 3, 262_144, 700};
+    private static final int STAGING_PAIRS = 3;
 
     private IwarpTransport transport;
 
@@ -757,5 +763,44 @@ class FpduChannelTest {
         assertThat(transport.isClosed()).isTrue();
         assertThatThrownBy(() -> transport.listen(LOOPBACK, MpaSettings.defaults(), r -> { }))
                 .isInstanceOf(IllegalStateException.class);
+    }
+
+    /**
+     * {@link ReadStaging}: six connection ends on one event loop stream at once in both directions,
+     * FPDUs of every size split across reads, CRCs and markers on; every byte arrives where it
+     * belongs, and the loop has one staging area.
+     */
+    @Test
+    void connectionsOfOneLoopShareItsStagingAndStreamAtOnceByteForByte() throws Exception {
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().eventLoopThreads(1).build());
+        MpaSettings settings = MpaSettings.builder().crcPolicy(CrcPolicy.OPTIONAL).requestMarkers(true).build();
+        long bytes = total(STAGING_SIZES);
+        List<Endpoint> ends = new ArrayList<>();
+        List<MemorySegment> data = new ArrayList<>();
+        for (int i = 0; i < STAGING_PAIRS; i++) {
+            Pair pair = TransportFixture.connect(transport, settings, settings);
+            // each end sends STAGING_SIZES and expects the other end's STAGING_SIZES
+            Endpoint a = new Endpoint(bytes, fpduCount(STAGING_SIZES, pair.responder().mulpdu()));
+            Endpoint b = new Endpoint(bytes, fpduCount(STAGING_SIZES, pair.initiator().mulpdu()));
+            a.start(pair.initiator());
+            b.start(pair.responder());
+            ends.add(a);
+            ends.add(b);
+            data.add(pattern(bytes, 2L * i + 1));
+            data.add(pattern(bytes, 2L * i + 2));
+        }
+        for (int e = 0; e < ends.size(); e++) {
+            ends.get(e).send(data.get(e), STAGING_SIZES);
+        }
+        for (Endpoint end : ends) {
+            await(end.done);
+        }
+        for (int e = 0; e < ends.size(); e++) {
+            Endpoint peer = ends.get(e ^ 1); // the other end of the same connection
+            assertSameBytes(peer.received, data.get(e), bytes);
+            assertThat(peer.fault).isNotDone();
+        }
+        assertThat(transport.stagingAreas()).as("one staging area for the loop's six connection ends").isEqualTo(1);
     }
 }
