@@ -351,4 +351,17 @@ class FpduFramingHandlerTest {
         assertThat(rx.ulpdus).hasSize(1);
         assertThat(rx.closure).isEqualTo(FpduLink.Closure.REMOTE_CLOSE);
     }
+
+    @Test
+    void aReadIntoABufferTheConnectionDidNotProvideAbortsIt() {
+        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true);
+        Ulpdus rx = new Ulpdus();
+        channel.start(rx, rx);
+        // not the loop's staging (ReadStaging) nor the direct-placement window: its bytes are not deframed
+        ch.writeInbound(io.netty.buffer.Unpooled.wrappedBuffer(RawFrames.writeFpdu(payload(100, 9), 0)));
+        ch.runPendingTasks();
+        assertThat(rx.ulpdus).isEmpty();
+        assertThat(ch.isOpen()).isFalse();
+        assertThat(rx.closure).isEqualTo(FpduLink.Closure.LOCAL_ABORT);
+    }
 }
