@@ -1,6 +1,8 @@
 package io.jrnic.bench;
 
+import io.jrnic.api.IoMode;
 import io.jrnic.bench.demo.CodecDemo;
+import io.jrnic.bench.jmh.ScaleTurns;
 import io.jrnic.bench.perftest.DevInfo;
 import io.jrnic.bench.perftest.Perftest;
 import io.jrnic.bench.perftest.PerftestTest;
@@ -74,6 +76,10 @@ public final class Main {
             new Command("copy-probe", "[seconds]",
                     "the machine, not jrnic: core-to-core copy rate every 0.5 s (is it in its fast or slow state?)",
                     Main::runCopyProbe),
+            new Command("scale-turns", "[N] [rounds] [polling|event-loop]",
+                    "1 and N (default 1,000) QPs of one RNIC pair, 1 and N raw TCP connections: 64 KiB Writes in turns,"
+                            + " the N/1 ratios (issue 11's 1,000-QP target)",
+                    Main::runScaleTurns),
             new Command("tcp-write-probe", "[rounds]",
                     "the machine, not jrnic: loopback TCP's rate by write size, in turns of 300 ms (what a baseline must write)",
                     Main::runTcpWriteProbe)));
@@ -207,6 +213,34 @@ public final class Main {
         return EXIT_OK;
     }
 
+    private static int runScaleTurns(String[] args, PrintStream out) throws Exception {
+        if (args.length > 3) {
+            throw new UsageException("scale-turns takes at most N, rounds and a mode");
+        }
+        long qps = args.length > 0 ? number("scale-turns", "N", args[0]) : SCALE_TURNS_QPS;
+        long rounds = args.length > 1 ? number("scale-turns", "rounds", args[1]) : SCALE_TURNS_ROUNDS;
+        if (qps < 2 || qps > 10_000 || rounds < 1 || rounds > 1000) {
+            throw new UsageException("scale-turns needs N in [2, 10000] and rounds in [1, 1000], was " + qps + ", " + rounds);
+        }
+        IoMode mode = IoMode.POLLING;
+        if (args.length > 2) {
+            mode = switch (args[2]) {
+                case "polling" -> IoMode.POLLING;
+                case "event-loop" -> IoMode.EVENT_LOOP;
+                default -> throw new UsageException("scale-turns mode must be polling or event-loop, was " + args[2]);
+            };
+        }
+        ScaleTurns.run((int) qps, 65536, mode, (int) rounds, SCALE_TURNS_SLICE_MILLIS, out);
+        return EXIT_OK;
+    }
+
+    /** N of {@code scale-turns} when none is given: issue 11's thousand. */
+    static final int SCALE_TURNS_QPS = 1000;
+    /** Rounds {@code scale-turns} runs when none are given. */
+    static final int SCALE_TURNS_ROUNDS = 10;
+    /** Milliseconds of one variant's turn in {@code scale-turns}. */
+    static final int SCALE_TURNS_SLICE_MILLIS = 500;
+
     /** Rounds {@code tcp-write-probe} runs when none are given. */
     static final int TCP_WRITE_PROBE_ROUNDS = 10;
     /** Milliseconds of one pattern's turn in {@code tcp-write-probe}. */
@@ -226,10 +260,15 @@ public final class Main {
         if (args.length > 1) {
             throw new UsageException(command + " takes at most one argument, the " + what + "; got " + args.length);
         }
+        return args.length == 1 ? number(command, what, args[0]) : fallback;
+    }
+
+    /** One integer argument of a command. */
+    private static long number(String command, String what, String arg) {
         try {
-            return args.length == 1 ? Long.parseLong(args[0]) : fallback;
+            return Long.parseLong(arg);
         } catch (NumberFormatException e) {
-            throw new UsageException(command + " " + what + " must be an integer, was '" + args[0] + "'");
+            throw new UsageException(command + " " + what + " must be an integer, was '" + arg + "'");
         }
     }
 

@@ -96,6 +96,16 @@ class MainTest {
     }
 
     @Test
+    void scaleTurnsRejectsBadArguments() throws Exception {
+        assertThat(Main.run(new String[] {"scale-turns", "1"}, out, err)).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("scale-turns needs N in [2, 10000] and rounds in [1, 1000], was 1, 10");
+        assertThat(Main.run(new String[] {"scale-turns", "4", "2", "busy"}, out, err)).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("scale-turns mode must be polling or event-loop, was busy");
+        assertThat(Main.run(new String[] {"scale-turns", "x"}, out, err)).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("scale-turns N must be an integer, was 'x'");
+    }
+
+    @Test
     void helpListsCommandsOnStdout() throws Exception {
         for (String help : new String[] {"help", "-h", "--help"}) {
             outBytes.reset();

@@ -98,7 +98,11 @@ public class ScaleThroughputBenchmark {
     /** Connections up to which the TCP reader polls each socket instead of asking a selector. */
     static final int POLLED_SOCKETS = 2;
 
+    /** The RNICs' I/O mode; null: {@code -Djrnic.bench.ioMode} (JMH runs), set by {@link ScaleTurns}. */
+    IoMode ioMode;
+
     private SocketChannel[] tcpSenders;
+    private long tcpWritten;
     private TcpReader tcpReader;
     private ByteBuffer tcpSource;
 
@@ -132,11 +136,11 @@ public class ScaleThroughputBenchmark {
             connectTcp();
             return;
         }
-        IoMode mode = IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
+        IoMode mode = ioMode != null ? ioMode : IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
         int ioThreads = Integer.getInteger("jrnic.bench.ioThreads", new RnicConfig().ioThreads());
-        active = Rnic.open(new RnicConfig().name("scale-a").ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
+        active = Rnic.open(new RnicConfig().name("scale-a-" + qps).ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
                 .cqLimits(4, 1 << 20, 4));
-        passive = Rnic.open(new RnicConfig().name("scale-b").ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
+        passive = Rnic.open(new RnicConfig().name("scale-b-" + qps).ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
                 .cqLimits(4, 1 << 20, 4));
         ProtectionDomain pdA = active.allocatePd();
         ProtectionDomain pdB = passive.allocatePd();
@@ -197,6 +201,7 @@ public class ScaleThroughputBenchmark {
         if (tcpSenders != null) {
             tcpSource.clear();
             ChannelIo.writeFully(tcpSenders[q], tcpSource, TcpPackedStream.WRITE_BYTES);
+            tcpWritten += messageSize;
             next = q + 1 == qps ? 0 : q + 1;
             return q;
         }
@@ -208,6 +213,31 @@ public class ScaleThroughputBenchmark {
         outstanding[q]++;
         next = q + 1 == qps ? 0 : q + 1;
         return q;
+    }
+
+    /**
+     * Waits until everything written so far has arrived: the RNIC's Writes have completed, or the TCP
+     * reader has read every byte ({@link ScaleTurns}: one variant's leftovers must not run in the
+     * next one's turn).
+     *
+     * @throws IOException if a Write completed in error, or the TCP reader fell 10 s behind
+     */
+    void settle() throws IOException {
+        if (tcpReader != null) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (tcpReader.bytes < tcpWritten) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("the TCP reader is " + (tcpWritten - tcpReader.bytes) + " bytes behind");
+                }
+                Thread.onSpinWait();
+            }
+            return;
+        }
+        for (int q = 0; q < qps; q++) {
+            while (outstanding[q] > 0) {
+                reap();
+            }
+        }
     }
 
     private void reap() throws IOException {
