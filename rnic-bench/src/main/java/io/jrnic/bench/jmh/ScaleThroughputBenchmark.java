@@ -63,7 +63,8 @@ import java.util.concurrent.TimeUnit;
  * connections, one thread writing each message to the next connection in turn (blocking, in writes
  * of {@value TcpPackedStream#WRITE_BYTES} bytes as the packed baseline writes), one thread reading
  * them all: with up to {@value #POLLED_SOCKETS} sockets it reads each in turn without a selector,
- * as a polling RNIC loop reads its sockets; with more it waits in an epoll selector and drains the
+ * as a polling RNIC loop reads its sockets, and sleeps in the selector after
+ * {@value #POLL_SPIN_NANOS} ns without data; with more it waits in an epoll selector and drains the
  * ready ones, as the RNIC's loops do with a thousand. Whatever TCP(1,000)/TCP(1) loses, the RNIC
  * cannot win back (docs/benchmarks.md).
  *
@@ -97,6 +98,8 @@ public class ScaleThroughputBenchmark {
 
     /** Connections up to which the TCP reader polls each socket instead of asking a selector. */
     static final int POLLED_SOCKETS = 2;
+    /** How long the polling TCP reader spins without data before it sleeps in the selector (the RNIC's pollingSpin). */
+    static final long POLL_SPIN_NANOS = 50_000;
 
     /** The RNICs' I/O mode; null: {@code -Djrnic.bench.ioMode} (JMH runs), set by {@link ScaleTurns}. */
     IoMode ioMode;
@@ -289,10 +292,8 @@ public class ScaleThroughputBenchmark {
         TcpReader(SocketChannel[] channels) throws IOException {
             this.channels = channels;
             this.selector = Selector.open();
-            if (channels.length > POLLED_SOCKETS) {
-                for (SocketChannel c : channels) {
-                    c.register(selector, SelectionKey.OP_READ, c);
-                }
+            for (SocketChannel c : channels) {
+                c.register(selector, SelectionKey.OP_READ, c);
             }
             thread.setDaemon(true);
         }
@@ -300,17 +301,26 @@ public class ScaleThroughputBenchmark {
         @Override
         public void run() {
             try {
+                long lastData = System.nanoTime();
                 while (running) {
                     if (channels.length > POLLED_SOCKETS) {
                         selector.select(key -> drain((SocketChannel) key.attachment()), 100);
+                        continue;
+                    }
+                    long read = 0;
+                    for (SocketChannel c : channels) {
+                        read += drain(c);
+                    }
+                    long now = System.nanoTime();
+                    if (read > 0) {
+                        lastData = now;
+                    } else if (now - lastData > POLL_SPIN_NANOS) {
+                        // idle (another variant's turn in ScaleTurns): sleep in the selector, as a
+                        // polling RNIC's I/O thread does after its spin, instead of taking a core
+                        selector.select(key -> drain((SocketChannel) key.attachment()), 100);
+                        lastData = System.nanoTime();
                     } else {
-                        long read = 0;
-                        for (SocketChannel c : channels) {
-                            read += drain(c);
-                        }
-                        if (read == 0) {
-                            Thread.yield();
-                        }
+                        Thread.yield();
                     }
                 }
             } catch (IOException | java.io.UncheckedIOException e) {
