@@ -562,9 +562,8 @@ public final class RnicConfig {
      * How many I/O threads (event loops) the RNIC's connections share: each connection is served
      * by one of them for its life, assigned in turn. In {@link IoMode#POLLING} they serve what no
      * application thread drives. Fewer threads than cores leave room for the application's
-     * threads, and for a second RNIC on the same machine: two RNICs in one process on two cores
-     * (a loopback benchmark) each get one (docs/transport.md "I/O threads"). Default: the number
-     * of available processors, at most 4.
+     * threads, and for a second RNIC on the same machine (docs/transport.md "Threading"). Default:
+     * the number of available processors, at most 4.
      *
      * @param ioThreads at least 1
      * @return this

@@ -19,9 +19,9 @@ import java.nio.channels.ScatteringByteChannel;
 /**
  * The buffer of a socket read into foreign memory: one reusable netty {@link ByteBuf} over a
  * settable window (segment, offset, length). A connection has one for its direct-placement reads,
- * pointed at each read's slice of the placement target, and two fixed ones over its receive staging
- * memory (whole, and cut to a header: {@link ConnectionContext}). The kernel copies into the window
- * and cannot run past it:
+ * pointed at each read's slice of the placement target; its event loop has two fixed ones over the
+ * receive staging memory its connections share (whole, and cut to a header: {@link ReadStaging}).
+ * The kernel copies into the window and cannot run past it:
  * <ul>
  *   <li>netty's epoll read asks {@link #hasMemoryAddress()} and, for native memory, reads with
  *       {@code recv} at {@link #memoryAddress()} up to {@link #capacity()}, the window's length.
