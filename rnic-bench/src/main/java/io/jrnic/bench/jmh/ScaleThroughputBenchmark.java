@@ -52,9 +52,11 @@ import java.util.concurrent.TimeUnit;
  * {@value #WINDOW} Writes outstanding per queue pair; all queue pairs share one CQ per side. The
  * setup reports the connection rate.
  *
- * <p>JMH reports Writes/s; bytes/s = Writes/s x messageSize. Compare {@code qps=1000} with
- * {@code qps=1} in the same run. The RNICs' I/O mode comes from {@code -Djrnic.bench.ioMode}
- * (default EVENT_LOOP), as for the other RNIC benchmarks.
+ * <p>JMH reports Writes/s; bytes/s = Writes/s x messageSize. JMH runs {@code qps=1} and
+ * {@code qps=1000} one after the other, while the machine's speed changes: {@link ScaleTurns}
+ * ({@code scale-turns}) runs the variants in turns and gives the ratio the target asks for. The
+ * RNICs' I/O mode comes from {@code -Djrnic.bench.ioMode} (default EVENT_LOOP), as for the other
+ * RNIC benchmarks.
  *
  * <p>Each RNIC runs {@link RnicConfig#ioThreads()} I/O threads, the default unless
  * {@code -Djrnic.bench.ioThreads=N} sets them.
@@ -277,8 +279,9 @@ public class ScaleThroughputBenchmark {
 
     /**
      * Reads every connection of the TCP variant into one buffer (discarded) until closed: polls
-     * each socket in turn (yielding after a pass that read nothing) for up to
-     * {@value #POLLED_SOCKETS} sockets, otherwise waits in a selector and drains each ready socket.
+     * each socket in turn (yielding after a pass that read nothing, sleeping in the selector after
+     * {@value #POLL_SPIN_NANOS} ns without data) for up to {@value #POLLED_SOCKETS} sockets,
+     * otherwise waits in the selector and drains each ready socket.
      */
     private static final class TcpReader implements Runnable {
         private final SocketChannel[] channels;
