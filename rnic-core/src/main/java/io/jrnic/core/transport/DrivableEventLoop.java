@@ -267,6 +267,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         return polledSockets.suspended();
     }
 
+    /** Socket registrations the loop's passes have visited to put them back into epoll (read on the slot holder). */
+    long resumeVisits() {
+        return polledSockets.resumeVisits;
+    }
+
     /** Epoll stream sockets announced for registration whose handle has not registered. */
     int socketsBeingRegistered() {
         return polledSockets.announced();

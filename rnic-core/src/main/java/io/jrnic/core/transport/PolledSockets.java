@@ -76,6 +76,15 @@ final class PolledSockets {
     private Suspendable[] registrations = new Suspendable[LIMIT];
     private int count;
     private int passesSinceEpoll;
+    /**
+     * Whether {@link #suspendAll} ran since the last {@link #resumeAll}: only then may a socket be
+     * out of the epoll set. A loop with more than {@link #LIMIT} sockets never suspends, and its
+     * passes call {@code resumeAll} every time: without this, each pass visited every socket's
+     * registration, a thousand cold objects per pass on a loop of a thousand QPs (issue 11).
+     */
+    private boolean anySuspended;
+    /** Registrations {@link #resumeAll} has visited (tests: not one per pass per socket). */
+    long resumeVisits;
     /** The loop's epoll handler, with which a suspended socket registers again to resume. */
     private final IoHandler handler;
 
@@ -214,6 +223,7 @@ final class PolledSockets {
      * µs of a loopback half round trip, issue 11; docs/transport.md "Polled reads"). Loop thread.
      */
     private void suspendAll() {
+        anySuspended = true;
         for (int i = 0; i < count; i++) {
             registrations[i].suspend();
         }
@@ -224,6 +234,11 @@ final class PolledSockets {
      * before anything waits on epoll or needs it to see these sockets. Loop thread.
      */
     void resumeAll() {
+        if (!anySuspended) {
+            return;
+        }
+        anySuspended = false;
+        resumeVisits += count;
         for (int i = 0; i < count; i++) {
             registrations[i].resume();
         }
