@@ -17,8 +17,9 @@ import java.util.Locale;
  * turn. JMH, which runs its parameters one after the other, gave 1,000-QP ratios from 0.5x to 0.8x
  * on the same build (docs/benchmarks.md).
  *
- * <p>Printed: each variant's median rate over the rounds, and per round the ratio of N to 1, whose
- * median is the figure (the target: the RNIC's at least 0.8x).
+ * <p>Printed: each variant's median rate over the rounds and its median CPU time per Write (the whole
+ * process: where both vCPUs are busy, the rate is what the CPU per Write allows), and per round
+ * the ratio of N to 1, whose median is the figure (the target: the RNIC's at least 0.8x).
  *
  * <p>Thread safety: {@link #run} from one thread.
  */
@@ -33,8 +34,11 @@ public final class ScaleTurns {
      * @param rates       each variant's median Writes/s ({@code NAMES} order: RNIC 1, RNIC N, TCP 1, TCP N)
      * @param rnicRatio   the median per-round ratio RNIC(N) / RNIC(1)
      * @param tcpRatio    the median per-round ratio TCP(N) / TCP(1)
+     * @param cpuMicrosPerWrite each variant's median CPU time of the whole process per Write, µs (all
+     *                    threads: the application's, the RNICs' or the TCP reader's; -1 where the
+     *                    JVM cannot tell)
      */
-    public record Result(double[] rates, double rnicRatio, double tcpRatio) {
+    public record Result(double[] rates, double rnicRatio, double tcpRatio, double[] cpuMicrosPerWrite) {
     }
 
     private ScaleTurns() {
@@ -73,22 +77,29 @@ public final class ScaleTurns {
                 turn(v, slice); // warm-up: JIT, socket buffers, the QPs' first messages
             }
             double[][] rates = new double[variants.length][rounds];
+            double[][] cpu = new double[variants.length][rounds];
             double[] rnic = new double[rounds];
             double[] tcp = new double[rounds];
             for (int r = 0; r < rounds; r++) {
                 for (int v = 0; v < variants.length; v++) {
-                    rates[v][r] = turn(variants[v], slice);
+                    long cpuBefore = processCpuNanos();
+                    Turn t = turn(variants[v], slice);
+                    long cpuAfter = processCpuNanos();
+                    rates[v][r] = t.writes() * 1e9 / t.nanos();
+                    cpu[v][r] = cpuBefore < 0 || cpuAfter < 0 ? -1 : (cpuAfter - cpuBefore) / 1e3 / t.writes();
                 }
                 rnic[r] = rates[1][r] / rates[0][r];
                 tcp[r] = rates[3][r] / rates[2][r];
             }
             double[] medians = new double[variants.length];
+            double[] cpuMedians = new double[variants.length];
             for (int v = 0; v < variants.length; v++) {
                 medians[v] = median(rates[v]);
-                out.printf(Locale.ROOT, "%-7s %8.0f Writes/s (median of %d turns of %d ms)%n",
-                        NAMES[v].replace("N", Integer.toString(qps)), medians[v], rounds, sliceMillis);
+                cpuMedians[v] = median(cpu[v]);
+                out.printf(Locale.ROOT, "%-7s %8.0f Writes/s, %5.1f us of CPU per Write (medians of %d turns of %d ms)%n",
+                        NAMES[v].replace("N", Integer.toString(qps)), medians[v], cpuMedians[v], rounds, sliceMillis);
             }
-            Result result = new Result(medians, median(rnic), median(tcp));
+            Result result = new Result(medians, median(rnic), median(tcp), cpuMedians);
             out.printf(Locale.ROOT, "rounds rnic %d/1: median %.2fx, %.2f-%.2fx; tcp %d/1: median %.2fx, %.2f-%.2fx"
                             + " (%d B, %s mode)%n",
                     qps, result.rnicRatio(), min(rnic), max(rnic), qps, result.tcpRatio(), min(tcp), max(tcp),
@@ -110,22 +121,31 @@ public final class ScaleTurns {
         return v;
     }
 
+    /** What one turn did: Writes delivered, and the time they took, the settling included. */
+    private record Turn(long writes, long nanos) {
+    }
+
+    /** The process's CPU time so far, ns, or -1 where the JVM does not tell. */
+    private static long processCpuNanos() {
+        return java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+                instanceof com.sun.management.OperatingSystemMXBean os ? os.getProcessCpuTime() : -1;
+    }
+
     /**
-     * One turn: Writes for a slice, then settle; Writes/s delivered, the settling included (the
-     * scaled RNIC has up to 4 N Writes in flight when its slice ends, which a rate of posts alone
-     * would count as done).
+     * One turn: Writes for a slice, then settle; the time includes the settling (the scaled RNIC has
+     * up to 4 N Writes in flight when its slice ends, which a rate of posts alone would count as done).
      */
-    private static double turn(ScaleThroughputBenchmark v, long sliceNanos) throws IOException {
-        long writes = 0;
+    private static Turn turn(ScaleThroughputBenchmark v, long sliceNanos) throws IOException {
+        long n = 0;
         long start = System.nanoTime();
         do {
             for (int i = 0; i < 16; i++) {
                 v.write();
             }
-            writes += 16;
+            n += 16;
         } while (System.nanoTime() - start < sliceNanos);
         v.settle();
-        return writes * 1e9 / (System.nanoTime() - start);
+        return new Turn(n, System.nanoTime() - start);
     }
 
     private static double median(double[] values) {

@@ -23,8 +23,11 @@ class ScaleTurnsTest {
         assertThat(java.util.Arrays.stream(r.rates()).min().orElseThrow()).as("the slowest variant").isPositive();
         assertThat(r.rnicRatio()).isPositive();
         assertThat(r.tcpRatio()).isPositive();
+        assertThat(r.cpuMicrosPerWrite()).hasSize(4);
+        assertThat(java.util.Arrays.stream(r.cpuMicrosPerWrite()).min().orElseThrow()).as("CPU per Write").isPositive();
         String out = bytes.toString(StandardCharsets.UTF_8);
-        assertThat(out).contains("rnic 1 ", "rnic 3 ", "tcp 1 ", "tcp 3 ", "rounds rnic 3/1: median", "tcp 3/1: median");
+        assertThat(out).contains("rnic 1 ", "rnic 3 ", "tcp 1 ", "tcp 3 ", "us of CPU per Write", "rounds rnic 3/1: median",
+                "tcp 3/1: median");
     }
 
     @Test
