@@ -537,6 +537,33 @@ class EngineAtomicsTest extends EngineFixture {
     }
 
     @Test
+    void anIrdRaisedInRtsTakesThatManyRequestsAtOnceInOrder() {
+        engineWithRawPeer();
+        MemoryRegion target = counter(a, 10);
+        // the fixture's QPs start with IRD 4, so the responder's ring holds 4; Modify QP raises the IRD
+        a.qp.modify(new QueuePairModification().nextState(QpState.RTS).ird(12));
+        byte[][] requests = new byte[12][];
+        for (int i = 0; i < requests.length; i++) {
+            requests[i] = i == 5 ? fetchAdd(i + 1, 1, target.stag(), a.base(target), 5, 0)
+                    : Wire.readRequest(i + 1, 0x1234_5601, 0x100L * i, 8, target.stag(), a.base(target));
+        }
+        raw.send(requests); // one burst: twelve outstanding at once, the ring grows to 8, then 16
+        await(() -> raw.received.size() == 12, "twelve responses");
+        byte[] ten = ByteBuffer.allocate(8).order(RemoteAtomics.MEMORY_ORDER).putLong(10).array();
+        byte[] fifteen = ByteBuffer.allocate(8).order(RemoteAtomics.MEMORY_ORDER).putLong(15).array();
+        for (int i = 0; i < requests.length; i++) {
+            if (i == 5) {
+                assertBytes(raw.received.get(i), "41 4b 00000000 00000003 00000001 00000000 00000001 000000000000000a");
+            } else {
+                assertBytes(raw.received.get(i), "c1 42 12345601 " + String.format("%016x", 0x100L * i) + " "
+                        + hex(i < 5 ? ten : fifteen));
+            }
+        }
+        assertThat(a.eventTypes()).isEmpty();
+        assertThat(value(a, target, 0)).isEqualTo(15);
+    }
+
+    @Test
     void atomicRequestOfTheWrongLengthIsUnspecified_A_ATOM_072() {
         engineWithRawPeer();
         byte[] request = Wire.untagged(ATOMIC_REQUEST, true, 0, 1, 1, 0, new byte[44]);

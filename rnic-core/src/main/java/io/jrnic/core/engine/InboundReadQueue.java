@@ -11,7 +11,10 @@ import java.lang.foreign.ValueLayout;
  * inbound RDMA Read Requests waiting for, or in the middle of, their Read Response, in the order
  * they were Delivered (R-READ-017, R-READ-029). Each slot keeps the sink STag and TO to copy into
  * the response, the size, the source memory resolved when the request was validated, and the bytes
- * already sent. Preallocated for the RNIC's maximum IRD; nothing is allocated per request.
+ * already sent. Preallocated for the QP's IRD when its stream starts; nothing is allocated per
+ * request. A Modify QP may raise the IRD in RTS: the ring then doubles when a request finds it full,
+ * up to the RNIC's maximum IRD (at most a few times in a QP's life). Sized for the RNIC's maximum
+ * from the start, every QP held 64 slots of 19 arrays, about 14 KiB of heap per idle QP end (issue 11).
  *
  * <p>Each slot may also keep the request's source STag and TO. With them, TX checks before every
  * Read Response segment that the source is still what the request was validated against (Verbs
@@ -42,32 +45,50 @@ public final class InboundReadQueue {
     /** Kind of a slot: a commit draft Atomic Write Request (answered by an AW Response, draft §3.1.3). */
     static final int ATOMIC_WRITE = 0x12;
 
-    private final int[] kind;
-    private final int[] aopcode;
-    private final int[] requestId;
-    private final long[] addOrSwapData;
-    private final long[] addOrSwapMask;
-    private final long[] compareData;
-    private final long[] compareMask;
-    private final int[] sinkStag;
-    private final long[] sinkTo;
-    private final long[] size;
-    private final long[] sent;
-    private final MemorySegment[] source;
-    private final long[] sourceOffset;
-    private final int[] sourceStag;
-    private final long[] sourceTo;
-    private final int[] flags;
-    private final long[] data;
-    private final byte[][] hash;
-    private final int[] hashLength;
-    private final MemorySegment[] requestHeader;
+    private int[] kind;
+    private int[] aopcode;
+    private int[] requestId;
+    private long[] addOrSwapData;
+    private long[] addOrSwapMask;
+    private long[] compareData;
+    private long[] compareMask;
+    private int[] sinkStag;
+    private long[] sinkTo;
+    private long[] size;
+    private long[] sent;
+    private MemorySegment[] source;
+    private long[] sourceOffset;
+    private int[] sourceStag;
+    private long[] sourceTo;
+    private int[] flags;
+    private long[] data;
+    private byte[][] hash;
+    private int[] hashLength;
+    private MemorySegment[] requestHeader;
     private long head;
     private long tail;
     private volatile int count;
+    /** The most slots the ring may grow to: the RNIC's maximum IRD. */
+    private final int maxCapacity;
 
+    /**
+     * A ring of a fixed size.
+     *
+     * @param capacity slots (at least 1)
+     */
     InboundReadQueue(int capacity) {
-        int n = Math.max(1, capacity);
+        this(capacity, capacity);
+    }
+
+    /**
+     * A ring that starts with {@code capacity} slots and may double up to {@code maxCapacity}.
+     *
+     * @param capacity    slots now: the QP's IRD (at least 1)
+     * @param maxCapacity slots at most: the RNIC's maximum IRD
+     */
+    InboundReadQueue(int capacity, int maxCapacity) {
+        int n = Math.max(1, Math.min(capacity, maxCapacity));
+        this.maxCapacity = Math.max(n, maxCapacity);
         kind = new int[n];
         aopcode = new int[n];
         requestId = new int[n];
@@ -120,7 +141,7 @@ public final class InboundReadQueue {
      */
     boolean add(int sinkStag, long sinkTo, long size, MemorySegment source, long sourceOffset, int sourceStag,
                 long sourceTo) {
-        if (tail - head == this.size.length) {
+        if (tail - head == this.size.length && !grow()) {
             return false;
         }
         int i = (int) (tail++ % this.size.length);
@@ -160,7 +181,7 @@ public final class InboundReadQueue {
     boolean addCommit(int kind, int stag, long to, long length, MemorySegment memory, long memoryOffset, int flags,
                       long data, MemorySegment hashSource, long hashOffset, int hashLength, MemorySegment ddpHeader,
                       long ddpHeaderOffset) {
-        if (tail - head == this.size.length) {
+        if (tail - head == this.size.length && !grow()) {
             return false;
         }
         int i = (int) (tail++ % this.size.length);
@@ -278,6 +299,54 @@ public final class InboundReadQueue {
     /** The head atomic's Compare Mask. */
     long headCompareMask() {
         return compareMask[h()];
+    }
+
+    /** Slots the ring holds now (tests). */
+    int capacity() {
+        return size.length;
+    }
+
+    /**
+     * Doubles a full ring (up to {@link #maxCapacity}), its requests kept in order from slot 0: a
+     * Modify QP raised the IRD beyond what the ring was sized for. Returns false when it may not grow.
+     */
+    private boolean grow() {
+        int n = size.length;
+        if (n >= maxCapacity) {
+            return false;
+        }
+        int grown = Math.min(2 * n, maxCapacity);
+        int h = h();
+        kind = regrow(kind, new int[grown], h, n);
+        aopcode = regrow(aopcode, new int[grown], h, n);
+        requestId = regrow(requestId, new int[grown], h, n);
+        addOrSwapData = regrow(addOrSwapData, new long[grown], h, n);
+        addOrSwapMask = regrow(addOrSwapMask, new long[grown], h, n);
+        compareData = regrow(compareData, new long[grown], h, n);
+        compareMask = regrow(compareMask, new long[grown], h, n);
+        sinkStag = regrow(sinkStag, new int[grown], h, n);
+        sinkTo = regrow(sinkTo, new long[grown], h, n);
+        sent = regrow(sent, new long[grown], h, n);
+        source = regrow(source, new MemorySegment[grown], h, n);
+        sourceOffset = regrow(sourceOffset, new long[grown], h, n);
+        sourceStag = regrow(sourceStag, new int[grown], h, n);
+        sourceTo = regrow(sourceTo, new long[grown], h, n);
+        flags = regrow(flags, new int[grown], h, n);
+        data = regrow(data, new long[grown], h, n);
+        hash = regrow(hash, new byte[grown][], h, n);
+        hashLength = regrow(hashLength, new int[grown], h, n);
+        requestHeader = regrow(requestHeader, new MemorySegment[grown], h, n);
+        size = regrow(size, new long[grown], h, n); // last: it is the capacity every index is taken against
+        head = 0;
+        tail = n;
+        return true;
+    }
+
+    /** The full ring {@code old} (head at slot {@code h}) in order from slot 0 of {@code grown}. */
+    private static <A> A regrow(A old, A grown, int h, int n) {
+        System.arraycopy(old, h, grown, 0, n - h);
+        System.arraycopy(old, 0, grown, n - h, h);
+        return grown;
     }
 
     private int h() {

@@ -223,7 +223,7 @@ public final class QpEngine implements QpTransport {
         this.immediateEnabled = context.offers(RnicExtension.IMMEDIATE_DATA);
         this.features = CommitDraft.features(context, atomicsEnabled || immediateEnabled);
         this.commit = new CommitDraft(this, context);
-        this.tx = new QpTxEngine(this, context.maxOrd(), context.maxIrd());
+        this.tx = new QpTxEngine(this, context.maxOrd(), context.ird(), context.maxIrd());
         this.rx = new QpRxEngine(this);
         executor.execute(this::startOnLoop);
     }

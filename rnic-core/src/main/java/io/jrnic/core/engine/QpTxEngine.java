@@ -104,11 +104,11 @@ public final class QpTxEngine {
     private long sgeDone;
     private boolean responding;
 
-    QpTxEngine(QpEngine engine, int maxOrd, int maxIrd) {
+    QpTxEngine(QpEngine engine, int maxOrd, int ird, int maxIrd) {
         this.engine = engine;
         this.encoder = new RdmapMessageEncoder(engine.features);
         this.ord = new OutstandingReads(maxOrd);
-        this.ird = new InboundReadQueue(maxIrd);
+        this.ird = new InboundReadQueue(ird, maxIrd);
     }
 
     /** Resets the outbound MSNs of queues 0 and 1 (queue 3 always starts at 1: no RTR uses it). */

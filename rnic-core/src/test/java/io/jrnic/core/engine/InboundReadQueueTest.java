@@ -170,4 +170,41 @@ class InboundReadQueueTest {
             assertThat(q.isEmpty()).isTrue();
         }
     }
+
+    @Test
+    void aRingSizedForTheIrdDoublesUpToTheRnicsMaximumKeepingTheOrder() {
+        // sized for the QP's IRD of 2 at the start; a Modify QP raised it (the IRD check is the caller's)
+        InboundReadQueue q = new InboundReadQueue(2, 8);
+        assertThat(q.capacity()).isEqualTo(2);
+        assertThat(q.add(1, 0x10, 1, memory, 0)).isTrue();
+        assertThat(q.add(2, 0x20, 2, memory, 0)).isTrue();
+        q.pop();
+        assertThat(q.add(3, 0x30, 3, memory, 0)).isTrue(); // wraps around: 2 at slot 1, 3 at slot 0
+        assertThat(q.addAtomic(0, 7, memory, 8, 4, 0x40, 11, 12, 13, 14)).isTrue(); // full: grows to 4
+        assertThat(q.capacity()).isEqualTo(4);
+        for (int stag = 5; stag <= 9; stag++) {
+            assertThat(q.add(stag, 0x10L * stag, stag, memory, 0)).isTrue();
+        }
+        assertThat(q.capacity()).isEqualTo(8);
+        assertThat(q.add(10, 0, 10, memory, 0)).as("the RNIC's maximum IRD").isFalse();
+        assertThat(q.size()).isEqualTo(8);
+        int[] order = {2, 3, 0, 5, 6, 7, 8, 9};
+        for (int expected : order) {
+            if (expected == 0) {
+                assertThat(q.headKind()).isEqualTo(InboundReadQueue.ATOMIC);
+                assertThat(q.headRequestId()).isEqualTo(7);
+                assertThat(q.headSourceOffset()).isEqualTo(8);
+                assertThat(q.headSourceTo()).isEqualTo(0x40);
+                assertThat(q.headAddOrSwapData()).isEqualTo(11);
+                assertThat(q.headCompareMask()).isEqualTo(14);
+            } else {
+                assertThat(q.headKind()).isEqualTo(InboundReadQueue.READ);
+                assertThat(q.headSinkStag()).isEqualTo(expected);
+                assertThat(q.headSinkTo()).isEqualTo(0x10L * expected);
+                assertThat(q.headSize()).isEqualTo(expected);
+            }
+            q.pop();
+        }
+        assertThat(q.isEmpty()).isTrue();
+    }
 }
