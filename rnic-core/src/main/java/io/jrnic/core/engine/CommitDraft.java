@@ -113,7 +113,8 @@ public final class CommitDraft {
     private final VerifyRequestHeaderFlyweight verify = new VerifyRequestHeaderFlyweight();
     private final AtomicWriteRequestHeaderFlyweight atomicWrite = new AtomicWriteRequestHeaderFlyweight();
     private final UntaggedHeaderFlyweight requestHeader = new UntaggedHeaderFlyweight();
-    private final byte[] chunk = new byte[CHUNK];
+    /** The Verify hash's copy buffer, made at the QP's first Verify: 4 KiB per QP that never verifies otherwise. */
+    private byte[] chunk;
     /** One per Verify hash in use, created on first use (C-VERIFY-002). */
     private final VerifyHasher[] hashers = new VerifyHasher[MAX_HASHERS];
     private int hasherCount;
@@ -652,6 +653,9 @@ public final class CommitDraft {
         VarHandle.fullFence(); // reads see every earlier placement (C-VERIFY-040/041)
         VerifyHasher h = hasher(hash);
         h.start();
+        if (chunk == null) {
+            chunk = new byte[CHUNK];
+        }
         for (long done = 0; done < size; ) {
             int n = (int) Math.min(CHUNK, size - done);
             MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, offset + done, chunk, 0, n);
