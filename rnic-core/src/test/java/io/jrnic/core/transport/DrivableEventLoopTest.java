@@ -673,6 +673,7 @@ class DrivableEventLoopTest {
                 // back in the set once: later passes do not visit every socket again (a thousand
                 // QPs on a loop paid a cold object per socket per pass)
                 long visits = loop.resumeVisits(); // this thread drives the loop: nobody else touches it
+                assertThat(visits).as("the suspended sockets were visited to rejoin").isGreaterThanOrEqualTo(PolledSockets.LIMIT);
                 for (int i = 0; i < 100; i++) {
                     loop.drive();
                 }
