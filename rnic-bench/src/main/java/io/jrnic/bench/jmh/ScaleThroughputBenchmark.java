@@ -291,6 +291,9 @@ public class ScaleThroughputBenchmark {
         private volatile boolean running = true;
         /** Bytes read so far (written by the reader thread only). */
         private volatile long bytes;
+        /** Drains a ready key's socket: one object for every select, not one per call. */
+        private final java.util.function.Consumer<SelectionKey> drainKey =
+                key -> drain((SocketChannel) key.attachment());
 
         TcpReader(SocketChannel[] channels) throws IOException {
             this.channels = channels;
@@ -307,7 +310,7 @@ public class ScaleThroughputBenchmark {
                 long lastData = System.nanoTime();
                 while (running) {
                     if (channels.length > POLLED_SOCKETS) {
-                        selector.select(key -> drain((SocketChannel) key.attachment()), 100);
+                        selector.select(drainKey, 100);
                         continue;
                     }
                     long read = 0;
@@ -320,7 +323,7 @@ public class ScaleThroughputBenchmark {
                     } else if (now - lastData > POLL_SPIN_NANOS) {
                         // idle (another variant's turn in ScaleTurns): sleep in the selector, as a
                         // polling RNIC's I/O thread does after its spin, instead of taking a core
-                        selector.select(key -> drain((SocketChannel) key.attachment()), 100);
+                        selector.select(drainKey, 100);
                         lastData = System.nanoTime();
                     } else {
                         Thread.yield();
