@@ -23,13 +23,21 @@ final class ReadStaging {
     final MemorySegment memory;
     /** All of it, as netty reads into it ({@link RxWindow}: by its address on epoll). */
     final ByteBuf whole;
-    /** Its first {@link TransportConfig#HEADER_READ_LENGTH} bytes: a cut read. */
-    final ByteBuf head;
+    /** Its first bytes, as many as a cut read takes ({@link #cut}). */
+    private final RxWindow head = new RxWindow();
 
     ReadStaging(int size) {
         this.memory = Arena.ofAuto().allocate(size);
         this.whole = new RxWindow().open(memory, 0, size);
-        this.head = new RxWindow().open(memory, 0, Math.min(size, TransportConfig.HEADER_READ_LENGTH));
+    }
+
+    /**
+     * The staging memory's first {@code length} bytes (at most all of it) as the buffer of one read
+     * that must stop there: a read cut after a header, so that the payload behind it can be read
+     * into its target. Reference count 1; the release after the read frees nothing.
+     */
+    ByteBuf cut(int length) {
+        return head.open(memory, 0, (int) Math.min(length, memory.byteSize()));
     }
 
     /** Whether {@code buf} is this staging memory (whole or cut). */

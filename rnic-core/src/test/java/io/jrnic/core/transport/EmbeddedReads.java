@@ -17,9 +17,14 @@ final class EmbeddedReads {
     private EmbeddedReads() {
     }
 
-    /** Delivers {@code bytes} in reads of at most {@code chunk} bytes (one read loop per read). */
+    /**
+     * Delivers {@code bytes} in reads of at most {@code chunk} bytes (one read loop per read).
+     *
+     * @return the reads it took (the system calls a socket would have made)
+     */
     @SuppressWarnings("deprecation")
-    static void read(EmbeddedChannel ch, PlacementRecvAllocator allocator, byte[] bytes, int chunk) {
+    static int read(EmbeddedChannel ch, PlacementRecvAllocator allocator, byte[] bytes, int chunk) {
+        int reads = 0;
         RecvByteBufAllocator.Handle handle = allocator.newHandle();
         int done = 0;
         while (done < bytes.length) {
@@ -28,13 +33,19 @@ final class EmbeddedReads {
             int n = Math.min(Math.min(chunk, bytes.length - done), buf.writableBytes());
             buf.writeBytes(bytes, done, n);
             done += n;
+            reads++;
             ch.writeInbound(buf);      // channelRead, then channelReadComplete
         }
+        return reads;
     }
 
-    /** Delivers {@code bytes} in one read (or as few as the read buffers allow). */
-    static void read(EmbeddedChannel ch, PlacementRecvAllocator allocator, byte[] bytes) {
-        read(ch, allocator, bytes, Integer.MAX_VALUE);
+    /**
+     * Delivers {@code bytes} in one read (or as few as the read buffers allow).
+     *
+     * @return the reads it took
+     */
+    static int read(EmbeddedChannel ch, PlacementRecvAllocator allocator, byte[] bytes) {
+        return read(ch, allocator, bytes, Integer.MAX_VALUE);
     }
 
     /** Everything written and flushed so far, in order; the messages are released. */

@@ -115,7 +115,7 @@ class FpduFramingHandlerTest {
     }
 
     /** Places the payload of every tagged FPDU at its TO in one target segment. */
-    static final class Placing extends Ulpdus implements PlacementHandler {
+    static class Placing extends Ulpdus implements PlacementHandler {
         // RNIC-like memory: every socket kind may read into it by address (epoll: NativeViews.stable)
         final MemorySegment target = TestIoTransport.stableMemory(16384);
         int placed;
@@ -136,6 +136,16 @@ class FpduFramingHandlerTest {
         @Override
         public void onPlaced(MemorySegment prefix, long offset, int prefixLength, int ulpduLength) {
             placed++;
+        }
+    }
+
+    /** Also copies the payload of a tagged ULPDU delivered whole to its TO, as the RNIC's receive path does. */
+    static final class PlacingWhole extends Placing {
+        @Override
+        public void onUlpdu(MemorySegment segment, long offset, int length) {
+            super.onUlpdu(segment, offset, length);
+            long to = segment.get(ValueLayout.JAVA_LONG_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), offset + 6);
+            MemorySegment.copy(segment, offset + 14, target, to, length - 14);
         }
     }
 
@@ -174,13 +184,73 @@ class FpduFramingHandlerTest {
 
         read(ch, cx.allocator, RawFrames.writeFpdu(payload(threshold - 14, 2), 0), cut);
         assertThat(framing.nextReadSize()).as("a ULPDU of the threshold is large").isEqualTo(cut);
+        // the small FPDU after the large one lengthens the cut reads by its own wire length
+        int cutWithTail = cut + Fpdu.frameLength(14 + 100);
         for (int i = 1; i <= FpduFramingHandler.LARGE_FPDU_MEMORY; i++) {
             read(ch, cx.allocator, RawFrames.writeFpdu(payload(100, 2 + i), 0), cut);
             assertThat(framing.nextReadSize()).as("after %d small FPDUs", i)
-                    .isEqualTo(i < FpduFramingHandler.LARGE_FPDU_MEMORY ? cut : full);
+                    .isEqualTo(i < FpduFramingHandler.LARGE_FPDU_MEMORY ? cutWithTail : full);
         }
         assertThat(rx.fault).isNull();
         assertThat(channel.fpdusReceived()).isEqualTo(2 + FpduFramingHandler.LARGE_FPDU_MEMORY);
+    }
+
+    @Test
+    void aSmallFpduBehindEachLargeOneComesInTheReadAfterTheLargePayload() {
+        // A 64 KiB Write over loopback is a large FPDU and a small one (64,754 + 782 payload bytes):
+        // the read after a large payload takes the CRC, the whole small FPDU and the next header,
+        // two reads per message where reads cut to a header made four (issue 11).
+        FpduChannel channel = install(Role.RESPONDER, params(false), new FpduWriter(false, true), null, true);
+        PlacingWhole rx = new PlacingWhole();
+        channel.start(rx, rx);
+        int large = cx.config.directPlacementThreshold() - 14;      // at TO 0
+        int small = 782;                                            // behind it, at TO 8192
+        int messages = 8;
+        List<byte[]> fpdus = new ArrayList<>();
+        for (int m = 0; m < messages; m++) {
+            fpdus.add(RawFrames.writeFpdu(payload(large, 2 * m), 0));
+            fpdus.add(RawFrames.writeFpdu(payload(small, 2 * m + 1), 8192));
+        }
+        int firstMessage = fpdus.get(0).length + fpdus.get(1).length;
+        byte[] stream = RawFrames.concat(fpdus.toArray(byte[][]::new));
+        read(ch, cx.allocator, Arrays.copyOf(stream, firstMessage));      // learns the shape
+
+        int reads = read(ch, cx.allocator, Arrays.copyOfRange(stream, firstMessage, stream.length));
+
+        assertThat(rx.fault).isNull();
+        assertThat(channel.fpdusReceived()).isEqualTo(2 * messages);
+        assertThat(rx.target.asSlice(0, large).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payload(large, 2 * messages - 2));
+        assertThat(rx.target.asSlice(8192, small).toArray(ValueLayout.JAVA_BYTE))
+                .isEqualTo(payload(small, 2 * messages - 1));
+        assertThat(reads).as("reads for %d messages", messages - 1).isLessThanOrEqualTo(2 * (messages - 1) + 1);
+        // copied instead: the payload bytes behind each header in a cut read, and the first read's
+        assertThat(channel.bytesPlacedDirect()).as("the large payloads still read into their target")
+                .isGreaterThan((long) (messages - 1) * (large - TransportConfig.HEADER_READ_LENGTH) - 1024);
+        assertThat(channel.bytesReceived()).isEqualTo(stream.length);
+    }
+
+    @Test
+    void aLargeFpduWhereTheLastOneWasFollowedByASmallOneIsPlacedWhole() {
+        // the guess misses: the read cut for a small FPDU takes the start of a large payload instead
+        FpduChannel channel = install(Role.RESPONDER, params(false), new FpduWriter(false, true), null, true);
+        PlacingWhole rx = new PlacingWhole();
+        channel.start(rx, rx);
+        int large = cx.config.directPlacementThreshold() - 14;
+        List<byte[]> fpdus = List.of(RawFrames.writeFpdu(payload(large, 1), 0),
+                RawFrames.writeFpdu(payload(2000, 2), 8192),
+                RawFrames.writeFpdu(payload(large, 3), 0),
+                RawFrames.writeFpdu(payload(large, 4), 0),
+                RawFrames.writeFpdu(payload(large, 5), 0));
+        for (byte[] fpdu : fpdus) {
+            read(ch, cx.allocator, fpdu);
+        }
+
+        assertThat(rx.fault).isNull();
+        assertThat(channel.fpdusReceived()).isEqualTo(fpdus.size());
+        assertThat(rx.target.asSlice(0, large).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payload(large, 5));
+        assertThat(rx.target.asSlice(8192, 2000).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payload(2000, 2));
+        assertThat(framing.nextReadSize()).as("large after large: cut to a header again")
+                .isEqualTo(TransportConfig.HEADER_READ_LENGTH);
     }
 
     @Test
