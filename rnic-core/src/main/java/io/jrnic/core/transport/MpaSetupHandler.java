@@ -613,7 +613,8 @@ final class MpaSetupHandler extends ChannelDuplexHandler implements PlacementRec
         ConnectionInfo info = ConnectionInfo.of(role, params, rtr, mulpdu, localPrivateData, peerPrivateData,
                 ch.localAddress(), ch.remoteAddress());
         FpduFramingHandler.FullOperation handoff = new FpduFramingHandler.FullOperation(info, writer, rxPosition,
-                pending, txOpen, readRtrPending, fpdusSent, fpdusReceived, SocketMss.segmentSize(ch));
+                pending, txOpen, readRtrPending, fpdusSent, fpdusReceived,
+                config.segmentRule() ? SocketMss.segmentSize(ch) : 0);
         pending = null;
         state = State.ESTABLISHED;
         setupReported = true;

@@ -54,12 +54,17 @@ import java.time.Duration;
  * @param pollingSpin        in {@link IoMode#POLLING}: how long the I/O thread, once it served the
  *                           sockets, keeps passing over them without sleeping after the last work it
  *                           found (no wake-up for a request that follows soon); zero: sleep at once
+ * @param segmentRule        whether a connection's writes end at TCP segment boundaries where they
+ *                           would run a little past one (epoll only: the framing handler's segment
+ *                           rule, docs/transport.md): a gain where TCP paces its segments itself
+ *                           and a loss where it does not; by default on when the system's congestion
+ *                           control paces ({@link TcpCongestion}: BBR)
  */
 public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Duration connectTimeout,
                               Duration closeTimeout, Duration firstFpduDelay, int emss, int writeLowWaterMark,
                               int writeHighWaterMark, int stagingBufferSize, int directPlacementThreshold,
                               IoMode ioMode, IoTransport ioTransport, Duration pollingTakeover,
-                              Duration pollingSpin) {
+                              Duration pollingSpin, boolean segmentRule) {
 
     /**
      * Bytes of a cut staging read: a marker, ULPDU_Length and the longest placement prefix (an
@@ -137,7 +142,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
      * 4), setup timeout 10 s, connect timeout 10 s, close timeout 10 s, no first-FPDU delay, EMSS 1460 (FPDUs of at most
      * one Ethernet segment, as siw sends), water marks 256 KiB / 1 MiB, staging buffer 64 KiB,
      * direct placement threshold 8 KiB, {@link IoMode#EVENT_LOOP}, {@link IoTransport#AUTO}, polling takeover 1 ms,
-     * polling spin 50 us.
+     * polling spin 50 us, the segment rule on when the system's TCP congestion control paces.
      *
      * <p>Thread safety: not thread-safe.
      */
@@ -156,6 +161,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         private IoTransport ioTransport = IoTransport.AUTO;
         private Duration pollingTakeover = Duration.ofMillis(1);
         private Duration pollingSpin = Duration.ofNanos(50_000);
+        private boolean segmentRule = TcpCongestion.SYSTEM_PACES;
 
         private Builder() {
         }
@@ -239,6 +245,12 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
             return this;
         }
 
+        /** Sets {@link TransportConfig#segmentRule()}; returns this. */
+        public Builder segmentRule(boolean value) {
+            segmentRule = value;
+            return this;
+        }
+
         /**
          * Builds the configuration.
          *
@@ -247,7 +259,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         public TransportConfig build() {
             return new TransportConfig(eventLoopThreads, setupTimeout, connectTimeout, closeTimeout, firstFpduDelay, emss,
                     writeLowWaterMark, writeHighWaterMark, stagingBufferSize, directPlacementThreshold, ioMode, ioTransport,
-                    pollingTakeover, pollingSpin);
+                    pollingTakeover, pollingSpin, segmentRule);
         }
     }
 }

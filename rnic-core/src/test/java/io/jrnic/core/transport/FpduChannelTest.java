@@ -152,17 +152,45 @@ class FpduChannelTest {
     }
 
     /** A connection of the largest FPDUs, CRC and markers off, on epoll; the test is skipped elsewhere. */
+    /** As {@link #largeFpdus}, on epoll, with the segment rule on whatever this machine's congestion control. */
     private Pair largeFpdusOnEpoll(String why) throws Exception {
-        Pair pair = largeFpdus(settings(CrcPolicy.OFF, false));
+        return largeFpdusOnEpoll(why, true);
+    }
+
+    private Pair largeFpdusOnEpoll(String why, boolean segmentRule) throws Exception {
+        Pair pair = largeFpdus(settings(CrcPolicy.OFF, false), TransportFixture.config().segmentRule(segmentRule));
         assumeTrue(pair.initiator().ioTransport() == IoTransport.EPOLL, why);
         return pair;
     }
 
     /** A connection of a transport whose FPDUs grow to the largest MULPDU (EMSS {@link TransportConfig#MAX_EMSS}). */
     private Pair largeFpdus(MpaSettings settings) throws Exception {
+        return largeFpdus(settings, TransportFixture.config());
+    }
+
+    private Pair largeFpdus(MpaSettings settings, TransportConfig.Builder config) throws Exception {
         transport.close();
-        transport = new IwarpTransport(TransportFixture.config().emss(TransportConfig.MAX_EMSS).build());
+        transport = new IwarpTransport(config.emss(TransportConfig.MAX_EMSS).build());
         return TransportFixture.connect(transport, settings, settings);
+    }
+
+    @Test
+    void withoutTheSegmentRuleAConnectionKeepsNoSegmentSize() throws Exception {
+        // under a congestion control that does not pace (CUBIC) the rule only costs (docs/transport.md)
+        Pair pair = largeFpdusOnEpoll("the segment rule needs the send MSS (epoll)", false);
+        FpduChannel a = pair.initiator();
+        int[] segment = new int[3];
+        onLoop(a, () -> {
+            segment[0] = a.segmentSize();
+            for (int i = 0; i < FpduFramingHandler.SEGMENT_SIZE_REFRESH; i++) {
+                a.flush();
+            }
+            segment[1] = a.segmentSize();
+            segment[2] = SocketMss.segmentSize(a.nettyChannel());
+        });
+        assertThat(segment[2]).as("the socket has a send MSS").isPositive();
+        assertThat(segment[0]).as("none at Full Operation: the rule is off").isZero();
+        assertThat(segment[1]).as("none after %d flushes either", FpduFramingHandler.SEGMENT_SIZE_REFRESH).isZero();
     }
 
     @Test
@@ -367,6 +395,10 @@ class FpduChannelTest {
 
     @Test
     void writesDirectlyUntilTheSendBufferFillsThenThroughNettyInOrderThenDirectlyAgain() throws Exception {
+        // with the segment rule a flush goes out every segment or so, which bounds the queue below;
+        // without it (a congestion control that does not pace) one flush queues all 8 MiB of FPDUs
+        transport.close();
+        transport = new IwarpTransport(TransportFixture.config().segmentRule(true).build());
         Pair pair = directWritingPair(CrcPolicy.OFF);
         FpduChannel a = pair.initiator();
         int[] sizes = {8 * 1024 * 1024, 1024 * 1024};
