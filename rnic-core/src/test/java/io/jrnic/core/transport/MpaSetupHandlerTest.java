@@ -220,6 +220,7 @@ class MpaSetupHandlerTest {
         MpaSetupHandler setup = MpaSetupHandler.initiator(transport, new MpaNegotiator(MpaSettings.defaults()),
                 new byte[0], callback);
         EmbeddedChannel ch = responder(setup);
+        ch.freezeTime(); // only advanceTimeBy moves the clock: a slow millisecond of the machine's must not end the pause
         byte[] reply = replyTo(written(ch), MpaSettings.builder().rtrForms(RtrForm.SEND).build(), new byte[0]);
         read(ch, setup.allocator(), reply);
         assertThat(written(ch)).as("nothing during the pause").isEmpty();
@@ -255,6 +256,7 @@ class MpaSetupHandlerTest {
         Requests requests = new Requests();
         MpaSetupHandler setup = MpaSetupHandler.responder(transport, new MpaNegotiator(MpaSettings.defaults()), requests);
         EmbeddedChannel ch = responder(setup);
+        ch.freezeTime(); // as in the pause test: the clock moves by advanceTimeBy alone
         read(ch, setup.allocator(), Arrays.copyOf(RawFrames.request(RtrForm.SEND.flag(), true), 10));
         ch.advanceTimeBy(SETUP_TIMEOUT.toMillis() - 1, TimeUnit.MILLISECONDS);
         ch.runScheduledPendingTasks();
