@@ -39,9 +39,7 @@ final class TcpCongestion {
      */
     static String read(Path file) {
         try {
-            String text = Files.readString(file).strip();
-            int end = text.indexOf('\n');
-            return end < 0 ? text : text.substring(0, end).strip();
+            return Files.readString(file).lines().findFirst().orElse("").strip();
         } catch (IOException | SecurityException e) {
             return "";
         }
