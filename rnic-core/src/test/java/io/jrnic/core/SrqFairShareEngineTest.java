@@ -16,6 +16,8 @@ import io.jrnic.api.RnicConfig;
 import io.jrnic.api.SendWorkRequest;
 import io.jrnic.api.SharedReceiveQueue;
 import io.jrnic.api.SrqFairShare;
+import io.jrnic.api.VerbsException;
+import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.core.engine.QpEngine;
@@ -152,6 +154,25 @@ class SrqFairShareEngineTest {
         }
     }
 
+    /**
+     * Posts up to {@code n} Sends from a peer that exceeds its share: the Terminate that answers the
+     * Send past the share may reach it before its last posts, which are then refused (PostSQ in
+     * Terminate, V-QPS-49).
+     *
+     * @param share the Sends the responder takes before it terminates the stream
+     */
+    private void flood(QueuePair qp, int n, long firstId, int share) {
+        for (int i = 0; i < n; i++) {
+            try {
+                qp.postSend(new SendWorkRequest().wrId(firstId + i).opcode(Opcode.SEND));
+            } catch (VerbsException e) {
+                assertThat(e.status()).isEqualTo(VerbsStatus.INVALID_QP_STATE);
+                assertThat(i).as("refused only once a Send past the share was posted").isGreaterThan(share);
+                return;
+            }
+        }
+    }
+
     private static List<AsyncEventType> types(List<AsyncEvent> events, QueuePair qp) {
         return events.stream().filter(e -> e.resource() == qp).map(AsyncEvent::type).toList();
     }
@@ -164,7 +185,7 @@ class SrqFairShareEngineTest {
     @Test
     void floodingPeerIsTerminatedWithNoBufferWhileTheOtherPeersAreServed_R_SEC_026_V_SEC_20() {
         connectAll(SrqFairShare.share(0.5, true)); // window 12 takes, at most 6 per QP
-        sends(clientQps[0], 10, 1);
+        flood(clientQps[0], 10, 1, 6);
         await(() -> serverQps[0].state() == QpState.ERROR, "the flooder's stream to be terminated");
         await(() -> clientQps[0].state() == QpState.ERROR, "the flooding peer to reach Error");
         settle();

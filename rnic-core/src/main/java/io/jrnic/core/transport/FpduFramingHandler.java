@@ -256,18 +256,22 @@ final class FpduFramingHandler extends ChannelDuplexHandler implements Placement
     }
 
     /**
-     * Bytes of a cut staging read: a header, and the small FPDU that followed the last large one
-     * when one did. A message whose length is not a multiple of the FPDU room ends in such a
-     * FPDU (a 64 KiB Write in the largest loopback FPDUs: 64,754 payload bytes, then 782), so the
-     * read after a large payload takes its CRC, the whole small FPDU and the next header in one
-     * system call, where reads cut to a header took three (header, small payload, header) and,
-     * with nothing more to come, a fourth that found the socket empty. Three fewer {@code recv}
-     * per 64 KiB Write with 1,000 QPs (issue 11; docs/benchmarks.md). A guess that misses costs a
-     * copy of at most that many payload bytes of a following large FPDU, the rest of which is
-     * still read into its target.
+     * Bytes of a cut staging read: a header; and within an FPDU (the CRC of a large one whose
+     * payload was read into its target), also the small FPDU that followed the last large one when
+     * one did. A message whose length is not a multiple of the FPDU room ends in such a FPDU (a 64
+     * KiB Write in the largest loopback FPDUs: 64,754 payload bytes, then 782), so the read after a
+     * large payload takes its CRC, the whole small FPDU and the next header in one system call,
+     * where reads cut to a header took three (header, small payload, header) and, with nothing more
+     * to come, a fourth that found the socket empty (issue 11; docs/benchmarks.md). At an FPDU
+     * boundary the next bytes are a header, of a large FPDU as likely as not: the read stays cut
+     * there, so that no more than a header's worth of a large payload is staged. A guess that
+     * misses costs a copy of at most that many payload bytes of a following large FPDU, the rest
+     * of which is still read into its target.
      */
     private int cutReadLength() {
-        return Math.min(config.stagingBufferSize(), TransportConfig.HEADER_READ_LENGTH + tailAfterLarge);
+        int length = deframer.atFpduBoundary() ? TransportConfig.HEADER_READ_LENGTH
+                : TransportConfig.HEADER_READ_LENGTH + tailAfterLarge;
+        return Math.min(config.stagingBufferSize(), length);
     }
 
     /**
