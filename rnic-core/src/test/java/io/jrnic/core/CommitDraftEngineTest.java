@@ -437,8 +437,11 @@ class CommitDraftEngineTest extends EngineFixture {
         Side rsp = p[1];
         MemoryRegion dst = rsp.region(4096, FLUSHABLE);
         long to = rsp.base(dst);
-        req.qp.postSend(new SendWorkRequest().wrId(1).verify(dst.stag(), to, 64, new byte[32]));
-        req.qp.postSend(new SendWorkRequest().wrId(2).atomicWrite(dst.stag(), to + 64, -1L));
+        // one post list: the Verify's Terminate could otherwise reach the requester before the
+        // second post, which would then be refused (PostSQ in Terminate, V-QPS-49)
+        req.qp.postSend(new SendWorkRequest[] {
+            new SendWorkRequest().wrId(1).verify(dst.stag(), to, 64, new byte[32]),
+            new SendWorkRequest().wrId(2).atomicWrite(dst.stag(), to + 64, -1L)}, 0, 2);
         awaitState(rsp, QpState.ERROR);
         awaitState(req, QpState.ERROR);
         List<WorkCompletion> wcs = completions(req, 2);
