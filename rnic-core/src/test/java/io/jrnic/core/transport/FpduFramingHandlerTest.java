@@ -334,6 +334,21 @@ class FpduFramingHandlerTest {
     }
 
     @Test
+    void fpdusOfAWholeSegmentEachWaitForTheFlushTogether() {
+        // EMSS = the send MSS (1448 on Ethernet): every full FPDU is one segment, and a write of
+        // several of them is whole segments only
+        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
+        channel.start(new Ulpdus(), new Ulpdus());
+        FpduWriter reference = new FpduWriter(false, true);
+        byte[] a = sendFpdu(channel, reference, 1000, 1);
+        byte[] b = sendFpdu(channel, reference, 1000, 3);
+        byte[] c = sendFpdu(channel, reference, 1000, 5);
+        assertThat(written(ch)).as("two and three whole segments: nothing small to avoid").isEmpty();
+        channel.flush();
+        assertThat(written(ch)).isEqualTo(RawFrames.concat(a, b, c));
+    }
+
+    @Test
     void fpdusBelowHalfASegmentOrPastOneWaitForTheFlush() {
         FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
         channel.start(new Ulpdus(), new Ulpdus());
