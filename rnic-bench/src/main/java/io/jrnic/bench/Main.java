@@ -76,7 +76,7 @@ public final class Main {
             new Command("copy-probe", "[seconds]",
                     "the machine, not jrnic: core-to-core copy rate every 0.5 s (is it in its fast or slow state?)",
                     Main::runCopyProbe),
-            new Command("scale-turns", "[N] [rounds] [polling|event-loop]",
+            new Command("scale-turns", "[N] [rounds] [polling|event-loop] [slice-ms]",
                     "1 and N (default 1,000) QPs of one RNIC pair, 1 and N raw TCP connections: 64 KiB Writes in turns,"
                             + " the N/1 ratios (issue 11's 1,000-QP target)",
                     Main::runScaleTurns),
@@ -214,8 +214,8 @@ public final class Main {
     }
 
     private static int runScaleTurns(String[] args, PrintStream out) throws Exception {
-        if (args.length > 3) {
-            throw new UsageException("scale-turns takes at most N, rounds and a mode");
+        if (args.length > 4) {
+            throw new UsageException("scale-turns takes at most N, rounds, a mode and a slice");
         }
         long qps = args.length > 0 ? number("scale-turns", "N", args[0]) : SCALE_TURNS_QPS;
         long rounds = args.length > 1 ? number("scale-turns", "rounds", args[1]) : SCALE_TURNS_ROUNDS;
@@ -230,7 +230,11 @@ public final class Main {
                 default -> throw new UsageException("scale-turns mode must be polling or event-loop, was " + args[2]);
             };
         }
-        ScaleTurns.run((int) qps, 65536, mode, (int) rounds, SCALE_TURNS_SLICE_MILLIS, out);
+        long slice = args.length > 3 ? number("scale-turns", "slice-ms", args[3]) : SCALE_TURNS_SLICE_MILLIS;
+        if (slice < 1 || slice > 60_000) {
+            throw new UsageException("scale-turns slice-ms must be in [1, 60000], was " + slice);
+        }
+        ScaleTurns.run((int) qps, 65536, mode, (int) rounds, (int) slice, out);
         return EXIT_OK;
     }
 

@@ -103,6 +103,11 @@ class MainTest {
         assertThat(err()).contains("scale-turns mode must be polling or event-loop, was busy");
         assertThat(Main.run(new String[] {"scale-turns", "x"}, out, err)).isEqualTo(Main.EXIT_USAGE);
         assertThat(err()).contains("scale-turns N must be an integer, was 'x'");
+        assertThat(Main.run(new String[] {"scale-turns", "4", "2", "polling", "0"}, out, err)).isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("scale-turns slice-ms must be in [1, 60000], was 0");
+        assertThat(Main.run(new String[] {"scale-turns", "4", "2", "polling", "10", "x"}, out, err))
+                .isEqualTo(Main.EXIT_USAGE);
+        assertThat(err()).contains("scale-turns takes at most N, rounds, a mode and a slice");
     }
 
     @Test
