@@ -52,7 +52,9 @@ class RemoteInvalidateLoopbackTest extends LoopbackFixture {
     private void assertRefused(Pair p, WorkCompletion rx, Buffer target) {
         assertThat(rx.status()).isEqualTo(WorkCompletionStatus.INVALIDATE_STAG_PD_OR_ACCESS_ERROR);
         assertThat(target.mr().query().state()).isEqualTo(StagState.VALID);
-        assertThat(p.qpB().state()).isIn(QpState.TERMINATE, QpState.ERROR);
+        // Query QP, not the state alone: the receive's error completion becomes visible (to this thread's
+        // CQ poll) just before the QP enters Terminate, both under the QP's lock, which Query QP takes
+        assertThat(p.qpB().query().state()).isIn(QpState.TERMINATE, QpState.ERROR);
         assertThat(p.qpB().query().terminateMessage().terminateControl()).isEqualTo(0x0109);
         a.awaitEvent(AsyncEventType.TERMINATE_MESSAGE_RECEIVED, p.qpA());
         TerminateMessage received = p.qpA().query().terminateMessage();
