@@ -1225,6 +1225,7 @@ class DrivableEventLoopTest {
             assertThat(loop.socketsBeingRegistered()).isZero();
             ChannelFuture again = loop.register(c.channel()); // registered already: netty fails it at once
             assertThat(again.isDone() && !again.isSuccess()).isTrue();
+            assertThat(loop.socketsBeingRegistered()).as("announced until the failure's listener runs").isEqualTo(1);
             assertThat(loop.drive()).isTrue(); // the promise's listeners run on the loop
             assertThat(loop.socketsBeingRegistered()).isZero();
             assertThat(loop.polledSockets()).isEqualTo(1);
