@@ -227,20 +227,29 @@ class DrivableEventLoopTest {
 
     @Test
     void aDriveWakesAnIoThreadBlockedUntilAFarDeadline() throws Exception {
-        CountDownLatch blocking = new CountDownLatch(1);
+        AtomicLong blockedUntil = new AtomicLong(); // the deadline of the latest blocking select, netty's clock
+        AtomicInteger blocks = new AtomicInteger();
         // nobody drove yet: the I/O thread serves the loop; a task scheduled a minute out makes its
         // select block until then, so only the drive's wake-up (not a timeout) hands the loop back
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30), 0, observed(new AtomicInteger(), context -> {
             if (context.canBlock()) {
-                blocking.countDown();
+                blockedUntil.set(context.deadlineNanos());
+                blocks.incrementAndGet();
             }
         }));
         loop.schedule(() -> { }, 60, TimeUnit.SECONDS);
-        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        // its first select, before the task, waits a second at most: wait for the one until the task
+        awaitCondition(() -> blockedUntil.get() - loop.getCurrentTimeNanos() > TimeUnit.SECONDS.toNanos(30));
         takeOver(loop); // fails after WAIT_SECONDS if the I/O thread sleeps on in its selector
         long turns = loop.ioThreadTurns();
         assertThat(loop.drive()).isTrue();
         assertThat(loop.ioThreadTurns()).isEqualTo(turns);
+        // and again: after a yield the I/O thread serves and blocks until the task; the next drive
+        // asks for the loop back as the first did (the hand-back request was cleared when served)
+        int served = blocks.get();
+        loop.yieldToIoThread();
+        awaitCondition(() -> blocks.get() > served);
+        takeOver(loop);
     }
 
     @Test
