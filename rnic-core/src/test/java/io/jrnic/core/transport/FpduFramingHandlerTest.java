@@ -301,10 +301,16 @@ class FpduFramingHandlerTest {
         return fpdu;
     }
 
+    /** An initiator's channel, CRC off, started, whose segment rule sees this send MSS (0: none). */
+    private FpduChannel startedWithSegment(int segmentSize) {
+        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, segmentSize);
+        channel.start(new Ulpdus(), new Ulpdus());
+        return channel;
+    }
+
     @Test
     void fpdusFillingMostOfASegmentGoBeforeAnFpduThatWouldRunPastIt() {
-        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
-        channel.start(new Ulpdus(), new Ulpdus());
+        FpduChannel channel = startedWithSegment(1000);
         FpduWriter reference = new FpduWriter(false, true);
         byte[] a = sendFpdu(channel, reference, 300, 1);
         byte[] b = sendFpdu(channel, reference, 300, 3);
@@ -323,8 +329,7 @@ class FpduFramingHandlerTest {
 
     @Test
     void exactlyHalfASegmentGoesBeforeAnFpduThatWouldRunPastTheSegment() {
-        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
-        channel.start(new Ulpdus(), new Ulpdus());
+        FpduChannel channel = startedWithSegment(1000);
         FpduWriter reference = new FpduWriter(false, true);
         byte[] a = sendFpdu(channel, reference, 500, 1);
         byte[] b = sendFpdu(channel, reference, 504, 3);
@@ -337,8 +342,7 @@ class FpduFramingHandlerTest {
     void fpdusOfAWholeSegmentEachWaitForTheFlushTogether() {
         // EMSS = the send MSS (1448 on Ethernet): every full FPDU is one segment, and a write of
         // several of them is whole segments only
-        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
-        channel.start(new Ulpdus(), new Ulpdus());
+        FpduChannel channel = startedWithSegment(1000);
         FpduWriter reference = new FpduWriter(false, true);
         byte[] a = sendFpdu(channel, reference, 1000, 1);
         byte[] b = sendFpdu(channel, reference, 1000, 3);
@@ -350,8 +354,7 @@ class FpduFramingHandlerTest {
 
     @Test
     void fpdusBelowHalfASegmentOrPastOneWaitForTheFlush() {
-        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 1000);
-        channel.start(new Ulpdus(), new Ulpdus());
+        FpduChannel channel = startedWithSegment(1000);
         FpduWriter reference = new FpduWriter(false, true);
         byte[] a = sendFpdu(channel, reference, 496, 1);
         byte[] b = sendFpdu(channel, reference, 1004, 3);
@@ -365,8 +368,7 @@ class FpduFramingHandlerTest {
 
     @Test
     void withoutASegmentSizeOnlyTheFlushWrites() {
-        FpduChannel channel = install(Role.INITIATOR, params(false), new FpduWriter(false, true), null, true, 0);
-        channel.start(new Ulpdus(), new Ulpdus());
+        FpduChannel channel = startedWithSegment(0);
         FpduWriter reference = new FpduWriter(false, true);
         byte[] a = sendFpdu(channel, reference, 1000, 1);
         byte[] b = sendFpdu(channel, reference, 1000, 3);
