@@ -12,6 +12,8 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.VerbsStatus;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.link.DrivableExecutor;
+import io.jrnic.core.qp.SoftCompletionQueue;
 import io.jrnic.core.wq.ReceiveWqe;
 import org.junit.jupiter.api.Test;
 
@@ -224,5 +226,70 @@ class CompletionQueueTest extends VerbsFixture {
         bystander.postSend(localInvalidate(3));
         assertThat(bystander.state()).isEqualTo(QpState.RTS);
         assertThat(drain(cq)).extracting(WorkCompletion::wrId).containsExactly(3L);
+    }
+
+    /**
+     * Polling mode: a poll that finds the CQ empty drives the CQ's connections, and returns what that
+     * drive completed, not only the next poll (issue 11: the latency path takes one poll per
+     * completion). The driver here stands in for a connection's event loop: its drive completes
+     * one WR of an RTS QP, as a received FPDU would.
+     */
+    @Test
+    void aPollThatDrivesReturnsTheCompletionsItsDriveProduced() {
+        QueuePair qp = qp();
+        toRts(qp);
+        long[] next = {1};
+        int[] drives = {0};
+        ((SoftCompletionQueue) cq).addDriver(new DrivableExecutor() {
+            @Override
+            public boolean drive() {
+                drives[0]++;
+                qp.postSend(localInvalidate(next[0]++));
+                return true;
+            }
+
+            @Override
+            public boolean runQueued() {
+                return false;
+            }
+
+            @Override
+            public void yieldToIoThread() {
+            }
+
+            @Override
+            public boolean inExecutor() {
+                return false;
+            }
+
+            @Override
+            public void execute(Runnable command) {
+                throw new AssertionError("nothing is queued on this driver");
+            }
+        });
+        WorkCompletion wc = new WorkCompletion();
+        assertThat(cq.poll(wc)).as("the completion of the poll's own drive").isTrue();
+        assertThat(wc.wrId()).isEqualTo(1);
+        assertThat(drives[0]).isEqualTo(1);
+
+        WorkCompletion[] out = {new WorkCompletion(), new WorkCompletion()};
+        assertThat(cq.poll(out)).as("the batch poll's drive").isEqualTo(1);
+        assertThat(out[0].wrId()).isEqualTo(2);
+        assertThat(drives[0]).isEqualTo(2);
+
+        qp.postSend(localInvalidate(100));
+        assertThat(cq.poll(wc)).isTrue();
+        assertThat(wc.wrId()).as("a CQ with completions does not drive").isEqualTo(100);
+        assertThat(drives[0]).isEqualTo(2);
+    }
+
+    @Test
+    void aCqOfAClosedRnicRefusesItsVerbsAsAnInvalidRnic() {
+        CompletionQueue c = rnic.createCq(4);
+        rnic.close();
+        assertStatus(() -> c.poll(new WorkCompletion()), VerbsStatus.INVALID_RNIC_HANDLE);
+        assertStatus(() -> c.poll(new WorkCompletion[1]), VerbsStatus.INVALID_RNIC_HANDLE);
+        assertStatus(() -> c.requestNotification(NotifyType.NEXT_COMPLETION), VerbsStatus.INVALID_RNIC_HANDLE);
+        assertStatus(() -> c.resize(8), VerbsStatus.INVALID_RNIC_HANDLE);
     }
 }
