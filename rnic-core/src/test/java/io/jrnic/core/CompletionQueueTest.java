@@ -254,6 +254,11 @@ class CompletionQueueTest extends VerbsFixture {
             }
 
             @Override
+            public boolean tryRun(Runnable task) {
+                return false;
+            }
+
+            @Override
             public void yieldToIoThread() {
             }
 

@@ -31,6 +31,10 @@ final class FakeTransport implements QpTransport {
     int closes;
     int resets;
     int starts;
+    /** Hand-overs made by a post ({@link #transmitPosted}), each owing a {@link #progress()}. */
+    int postedHandOvers;
+    /** Posted hand-overs not yet followed by a progress() call. */
+    int progressOwed;
 
     @Override
     public boolean established() {
@@ -62,6 +66,20 @@ final class FakeTransport implements QpTransport {
         }
         onHandOver.run();
         QpTransport.super.transmitAll(first);
+    }
+
+    @Override
+    public void transmitPosted(SendWqe first) {
+        synchronized (this) {
+            postedHandOvers++;
+            progressOwed++;
+        }
+        transmitAll(first);
+    }
+
+    @Override
+    public synchronized void progress() {
+        progressOwed = 0;
     }
 
     @Override

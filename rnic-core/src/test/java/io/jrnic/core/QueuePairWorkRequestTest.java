@@ -2,7 +2,9 @@ package io.jrnic.core;
 
 import io.jrnic.api.AccessRights;
 import io.jrnic.api.AddressType;
+import io.jrnic.api.CompletionQueue;
 import io.jrnic.api.MemoryRegion;
+import io.jrnic.api.NotifyType;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.QpState;
 import io.jrnic.api.QueuePair;
@@ -291,6 +293,50 @@ class QueuePairWorkRequestTest extends VerbsFixture {
         assertThat(drain(cq)).isEmpty(); // but completes after the earlier send
         t.completeAll();
         assertThat(drain(cq)).extracting(WorkCompletion::wrId).containsExactly(1L, 2L);
+    }
+
+    /**
+     * Polling mode's post path (issue 11): a PostSQ's hand-overs are marked as such, because the
+     * posting thread calls progress() after the QP's lock, which then runs the transmit with no task
+     * in between; hand-overs with no poster behind them (a Modify to RTS, a completion releasing a
+     * fenced WR) are not, since nobody would make that call.
+     */
+    @Test
+    void onlyAPostsHandOversCountOnItsProgressAndItAlwaysComes() {
+        QueuePair qp = pd.createQueuePair(qpConfig().depths(16, 2).readDepths(1, 1));
+        qp.postSend(send(1)); // Idle: queued, not processed
+        FakeTransport t = toRts(qp);
+        assertThat(t.handOvers).as("the Modify to RTS processed the WR posted in Idle").containsExactly(1);
+        assertThat(t.postedHandOvers).isZero();
+
+        qp.postSend(send(2));
+        SendWorkRequest[] list = {send(3), localInvalidate(4), send(5)};
+        qp.postSend(list, 0, list.length);
+        assertThat(t.handOvers).containsExactly(1, 1, 1, 1);
+        assertThat(t.postedHandOvers).isEqualTo(3);
+        assertThat(t.progressOwed).as("each post made its progress() after the lock").isZero();
+
+        qp.postSend(read(6));
+        qp.postSend(read(7)); // ORD 1: waits for the first Read
+        assertThat(t.postedHandOvers).isEqualTo(4);
+        t.completeAll(); // the first Read completes on the transport's thread and releases the second
+        assertThat(t.transmittedIds).contains(7L);
+        assertThat(t.postedHandOvers).as("released by a completion, not a post").isEqualTo(4);
+    }
+
+    @Test
+    void aPostWhoseEventHandlerThrowsStillMakesItsProgress() {
+        int handler = rnic.setCompletionEventHandler(0, (r, c) -> {
+            throw new IllegalStateException("the application's handler fails");
+        });
+        CompletionQueue armed = rnic.createCq(16, handler);
+        QueuePair qp = pd.createQueuePair(qpConfig().cqs(armed, armed));
+        FakeTransport t = toRts(qp);
+        armed.requestNotification(NotifyType.NEXT_COMPLETION);
+        SendWorkRequest[] list = {localInvalidate(1), send(2)};
+        assertThatThrownBy(() -> qp.postSend(list, 0, list.length)).isInstanceOf(IllegalStateException.class);
+        assertThat(t.postedHandOvers).isEqualTo(1);
+        assertThat(t.progressOwed).as("the handler's exception did not skip the transmit").isZero();
     }
 
     @Test

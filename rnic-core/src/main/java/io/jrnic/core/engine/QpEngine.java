@@ -101,7 +101,15 @@ public final class QpEngine implements QpTransport {
     /** The RNIC offers RFC 7306 Immediate Data: Immediate Data messages are accepted. */
     boolean immediateEnabled;
     final TerminateLatch latch = new TerminateLatch();
+    /** A run is queued on the loop, or owed by a poster ({@link #postedRun}). */
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /**
+     * Polling mode: a post handed work over ({@link #transmitPosted}) and set {@link #scheduled}
+     * without queuing the run; the poster's {@link #progress()} runs it, or queues it if another
+     * thread holds the loop. Any thread's progress() may take it over: at worst two runs, of which
+     * the second finds nothing to do.
+     */
+    private volatile boolean postedRun;
     private final Runnable runTask = this::scheduledRun;
     private final Runnable loopTurn = () -> ranNow = false;
     private final FpduLink.Listener listener = new LinkListener();
@@ -263,6 +271,34 @@ public final class QpEngine implements QpTransport {
     /** {@inheritDoc} One hand-over to the inbox and one wake-up for the whole chain. */
     @Override
     public void transmitAll(SendWqe first) {
+        handOver(first);
+        if (onLoop() && !running && !ranNow) {
+            runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
+        } else {
+            schedule();
+        }
+    }
+
+    /**
+     * {@inheritDoc} Polling mode, off the loop: no task is queued; the run is marked as owed to the
+     * poster's {@link #progress()} (the {@code scheduled} flag still says a run is coming, so
+     * that nothing else queues one meanwhile). That saves a post the loop's task queue and two
+     * clock reads (issue 11: 8-byte Send round trips, docs/transport.md "Polling mode").
+     */
+    @Override
+    public void transmitPosted(SendWqe first) {
+        if (onLoop() || !(executor instanceof DrivableExecutor)) {
+            transmitAll(first);
+            return;
+        }
+        handOver(first);
+        if (scheduled.compareAndSet(false, true)) {
+            postedRun = true;
+        }
+    }
+
+    /** Resolves the chain's SGEs at their SQ position and puts the chain into the inbox. */
+    private void handOver(SendWqe first) {
         SendWqe last = first;
         for (SendWqe w = first; w != null; w = w.txNext) {
             resolveSges(w);
@@ -270,11 +306,6 @@ public final class QpEngine implements QpTransport {
         }
         synchronized (inboxLock) {
             inbox.addAll(first, last);
-        }
-        if (onLoop() && !running && !ranNow) {
-            runNow(); // already on the loop (e.g. a reply posted from a completion handler): no task hop
-        } else {
-            schedule();
         }
     }
 
@@ -332,8 +363,14 @@ public final class QpEngine implements QpTransport {
     @Override
     public void progress() {
         if (executor instanceof DrivableExecutor d) {
+            if (postedRun) {
+                postedRun = false;
+                if (!d.tryRun(runTask)) {
+                    queueRun(); // another thread runs the loop now: it, or the next drive, runs ours
+                }
+            }
             if (scheduled.get()) {
-                d.runQueued(); // polling mode: the poster frames and writes what it posted
+                d.runQueued(); // polling mode: the poster frames and writes what it posted (or a run left)
             }
             if (sendBlocked) {
                 // The socket would block: FPDUs wait in the link's outbound buffer for it to drain. A
@@ -450,14 +487,19 @@ public final class QpEngine implements QpTransport {
 
     void schedule() {
         if (scheduled.compareAndSet(false, true)) {
-            try {
-                executor.execute(runTask);
-            } catch (RejectedExecutionException e) {
-                // The link's event loop has terminated (its transport closed): the link's closure
-                // ran on it first and took the QP to Error, whose flush completes every WQE; a
-                // poster racing that must not see the executor's exception.
-                scheduled.set(false);
-            }
+            queueRun();
+        }
+    }
+
+    /** Queues the run that {@code scheduled} announces. */
+    private void queueRun() {
+        try {
+            executor.execute(runTask);
+        } catch (RejectedExecutionException e) {
+            // The link's event loop has terminated (its transport closed): the link's closure
+            // ran on it first and took the QP to Error, whose flush completes every WQE; a
+            // poster racing that must not see the executor's exception.
+            scheduled.set(false);
         }
     }
 

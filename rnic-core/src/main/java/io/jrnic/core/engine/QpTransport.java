@@ -59,6 +59,18 @@ public interface QpTransport extends LlpStreamHandle {
         }
     }
 
+    /**
+     * A post's hand-over (PostSQ): as {@link #transmitAll}, from a thread that calls
+     * {@link #progress()} once it has released its locks, also when the post throws. In polling mode
+     * the transport may leave the transmit to that call, which then runs it on the posting thread
+     * with no task queued in between; this default hands the chain over at once.
+     *
+     * @param first the oldest WQE; the chain ends at a null {@code txNext}
+     */
+    default void transmitPosted(SendWqe first) {
+        transmitAll(first);
+    }
+
     /** Starts a graceful LLP close (TCP FIN); report the end with {@link Upcalls#closeCompleted()}. */
     void close();
 
@@ -89,9 +101,10 @@ public interface QpTransport extends LlpStreamHandle {
 
     /**
      * The QP's post returned and released the QP's lock (any thread): in polling mode
-     * ({@code IoMode.POLLING}) the posting thread now runs the transmit work it queued, framing and
-     * writing the FPDUs itself, unless another thread is running the connection's work (which then
-     * sends them). Does nothing by default and in event-loop mode. Never blocks.
+     * ({@code IoMode.POLLING}) the posting thread now runs the transmit work it handed over
+     * ({@link #transmitPosted}) or queued, framing and writing the FPDUs itself, unless another
+     * thread is running the connection's work (which then sends them). Does nothing by default and
+     * in event-loop mode. Never blocks.
      */
     default void progress() {
     }

@@ -34,6 +34,18 @@ public interface DrivableExecutor extends Executor {
     boolean runQueued();
 
     /**
+     * Runs one task on the calling thread as the executor's work, ahead of the queued tasks, if no
+     * other thread is running the executor now: a post's transmit with no task queued and fetched
+     * in between (the latency path of polling mode). A task that throws is logged, as on the
+     * executor's own thread. Never blocks; not for a thread that is running the executor already.
+     *
+     * @param task the work, usually a preallocated one
+     * @return true if the task ran; false if it did not (the caller queues it with
+     *         {@link #execute})
+     */
+    boolean tryRun(Runnable task);
+
+    /**
      * The calling thread will not drive the executor for a while (it is about to block, e.g. a
      * blocking CQ poll that stopped spinning): the executor's I/O thread takes over now instead of
      * after the takeover period. Never blocks.

@@ -102,6 +102,11 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     /** Written under the lock; volatile for {@link #progress()}, which reads it after the lock. */
     private volatile QpTransport transport;
     private Link link;
+    /**
+     * A PostSQ is processing the SQ (guarded by lock): its hand-overs are {@link QpTransport#transmitPosted},
+     * because its thread calls {@link #progress()} once it released the lock.
+     */
+    private boolean posting;
     /** What this QP's engine may know of it (the engine never holds the QP itself). */
     private final QpContext context = new EngineContext();
     /** Told once when the QP leaves its LLP stream (SoftConnection.closed()); guarded by lock. */
@@ -253,6 +258,19 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         }
     }
 
+    /**
+     * A post released the QP's lock: the events it raised go to their handlers, then its transmit
+     * runs ({@link #progress()}), also when a handler throws: a post's hand-over
+     * ({@link QpTransport#transmitPosted}) counts on it.
+     */
+    private void released() {
+        try {
+            rnic.events().drain();
+        } finally {
+            progress();
+        }
+    }
+
     @Override
     public void postSend(SendWorkRequest wr) {
         try {
@@ -262,8 +280,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                 afterSendPost();
             }
         } finally {
-            rnic.events().drain();
-            progress();
+            released();
         }
     }
 
@@ -287,8 +304,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                 return count;
             }
         } finally {
-            rnic.events().drain();
-            progress();
+            released();
         }
     }
 
@@ -407,7 +423,14 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
 
     private void afterSendPost() {
         switch (machine.state()) {
-            case RTS -> processSq();
+            case RTS -> {
+                posting = true;
+                try {
+                    processSq();
+                } finally {
+                    posting = false;
+                }
+            }
             // Verbs §6.2.5 Figure 11: a PostSQ in Closing is flushed, the LLP reset, Bad Close
             case CLOSING -> machine.input(QpStateMachine.Input.POST_WHILE_CLOSING);
             case ERROR -> flushAll(); // enqueued, then flushed (V-QPS-64)
@@ -426,8 +449,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                 afterReceivePost();
             }
         } finally {
-            rnic.events().drain();
-            progress();
+            released();
         }
     }
 
@@ -451,8 +473,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                 return count;
             }
         } finally {
-            rnic.events().drain();
-            progress();
+            released();
         }
     }
 
@@ -541,10 +562,18 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         }
     }
 
-    /** Hands the processed wire WQEs to the transport in one call (a post list: one hand-over). */
+    /**
+     * Hands the processed wire WQEs to the transport in one call (a post list: one hand-over); a
+     * post's, whose thread calls {@link #progress()} after the lock, as such.
+     */
     private void transmitChain() {
         SendWqe first = processed.takeAll();
-        if (first != null) {
+        if (first == null) {
+            return;
+        }
+        if (posting) {
+            transport.transmitPosted(first);
+        } else {
             transport.transmitAll(first);
         }
     }

@@ -33,10 +33,10 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The event loop of {@code IoMode.POLLING}: a netty {@link IoEventLoop} that is not tied to one
  * thread. Whoever holds its <em>driver</em> slot is, for that time, the loop's thread
- * ({@link #inEventLoop(Thread)}): an application thread inside {@link #drive()} (a CQ poll) or
- * {@link #runQueued()} (after a post), or the loop's own I/O thread. One holder at a time keeps
- * netty's and the engine's single-thread rule; the slot is a compare-and-set, so nobody ever waits
- * for it.
+ * ({@link #inEventLoop(Thread)}): an application thread inside {@link #drive()} (a CQ poll),
+ * {@link #tryRun} or {@link #runQueued()} (after a post), or the loop's own I/O thread. One holder
+ * at a time keeps netty's and the engine's single-thread rule; the slot is a compare-and-set, so
+ * nobody ever waits for it.
  *
  * <pre>
  *  application thread                     I/O thread
@@ -186,18 +186,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private boolean drive(boolean io) {
         Thread me = Thread.currentThread();
         if (!driver.compareAndSet(null, me)) {
-            if (me != ioThread && driver.get() != me) {
-                // An application thread wants the loop while another thread holds it, most often the
-                // I/O thread: that one gets out of the way -- its spin after work ends at its next
-                // pass, and it stays out for a takeover period, counted from now (a later
-                // yieldToIoThread() must win over it). On few cores a third busy thread would take a
-                // core from the application's (issue 11: 64 KiB Write streams ran at half speed in
-                // stretches while the sender's I/O thread spun beside its application thread).
-                lastDriven = System.nanoTime();
-                if (ioBlocking && handBack.compareAndSet(false, true)) {
-                    handler.wakeup(); // it blocks in the selector: have it hand the loop back now
-                }
-            }
+            askBack(me);
             return false; // somebody else runs the loop now, or we do further up this stack
         }
         // One clock read per drive (about 25 ns on a VM): its start stands for "now" both for the
@@ -219,6 +208,47 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             driveNanos = 0;
             lastDriven = now;
             driver.set(null);
+        }
+    }
+
+    /**
+     * {@inheritDoc} The task runs without a clock read before it (it is no drive: it fetches no
+     * scheduled task); the one after it stamps the loop as driven, as a drive does.
+     */
+    @Override
+    public boolean tryRun(Runnable task) {
+        Thread me = Thread.currentThread();
+        if (!driver.compareAndSet(null, me)) {
+            askBack(me);
+            return false;
+        }
+        try {
+            if (state.get() != STARTED) {
+                return false; // the I/O thread shuts the loop down: the caller's execute() says so
+            }
+            safeExecute(task);
+            applicationDrives++; // single writer: the slot holder
+            return true;
+        } finally {
+            lastDriven = System.nanoTime();
+            driver.set(null);
+        }
+    }
+
+    /**
+     * An application thread wants the loop while another thread holds it, most often the I/O
+     * thread: that one gets out of the way -- its spin after work ends at its next pass, and it
+     * stays out for a takeover period, counted from now (a later yieldToIoThread() must win over
+     * it). On few cores a third busy thread would take a core from the application's (issue 11:
+     * 64 KiB Write streams ran at half speed in stretches while the sender's I/O thread spun beside
+     * its application thread).
+     */
+    private void askBack(Thread me) {
+        if (me != ioThread && driver.get() != me) {
+            lastDriven = System.nanoTime();
+            if (ioBlocking && handBack.compareAndSet(false, true)) {
+                handler.wakeup(); // it blocks in the selector: have it hand the loop back now
+            }
         }
     }
 
@@ -249,7 +279,8 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     }
 
     /**
-     * Drives by application threads ({@link #drive()}, {@link #runQueued()}) that ran the loop's work.
+     * Drives by application threads ({@link #drive()}, {@link #runQueued()}, {@link #tryRun}) that
+     * ran the loop's work.
      *
      * @return the count
      */

@@ -49,6 +49,9 @@ class PollingTransmitTest {
         final MemoryLinkPair pair;
         int drives;
         int queuedRuns;
+        int directRuns;
+        /** Another thread holds the loop: {@link #tryRun} fails. */
+        boolean busy;
         private boolean inside;
 
         CountingDriver(MemoryLinkPair pair) {
@@ -72,7 +75,25 @@ class PollingTransmitTest {
             return run();
         }
 
+        @Override
+        public boolean tryRun(Runnable task) {
+            if (busy) {
+                return false; // another thread runs the loop now
+            }
+            directRuns++;
+            inside = true;
+            try {
+                task.run(); // the task only: what is queued waits for a drive or runQueued
+            } finally {
+                inside = false;
+            }
+            return true;
+        }
+
         private boolean run() {
+            if (busy) {
+                return false;
+            }
             inside = true;
             try {
                 pair.settle();
@@ -125,7 +146,7 @@ class PollingTransmitTest {
 
     /** As {@code SoftQueuePair.postSend}: the WQE goes to the engine, then the poster's progress. */
     private void post(long wrId) {
-        engine.transmit(write(wrId));
+        engine.transmitPosted(write(wrId));
         engine.progress();
     }
 
@@ -171,13 +192,63 @@ class PollingTransmitTest {
     }
 
     @Test
-    void aPostOnAWritableSocketRunsItsWorkWithoutASocketPass() {
+    void aPostOnAWritableSocketRunsItsWorkWithoutASocketPassOrATask() {
         for (int i = 0; i < 5; i++) {
             post(i);
+            assertThat(link.sends).as("sent by the post itself").isEqualTo(i + 1);
         }
+        pair.settle();
         assertThat(received.get()).isEqualTo(5);
-        assertThat(driver.queuedRuns).isEqualTo(5);
+        assertThat(driver.directRuns).isEqualTo(5);
+        assertThat(driver.queuedRuns).as("no task queued and fetched per post").isZero();
         assertThat(driver.drives).isZero(); // nothing waits for the socket: no epoll pass per post
+        assertThat(upcalls.names()).containsOnly("sendCompleted").hasSize(5);
+    }
+
+    @Test
+    void aPostWhileAnotherThreadRunsTheLoopQueuesItsRunForThatThread() {
+        driver.busy = true;
+        post(1);
+        assertThat(link.sends).as("the loop's holder has not run it yet").isZero();
+        assertThat(driver.directRuns).isZero();
+
+        driver.busy = false;
+        driver.drive(); // the next drive (a CQ poll, or the holder's turn) runs the queued task
+        assertThat(link.sends).isEqualTo(1);
+        post(2); // and the next post runs its own again
+        assertThat(link.sends).isEqualTo(2);
+        assertThat(driver.directRuns).isEqualTo(1);
+        pair.settle();
+        assertThat(received.get()).isEqualTo(2);
+        assertThat(upcalls.names()).containsOnly("sendCompleted").hasSize(2);
+    }
+
+    @Test
+    void aPostListLongerThanTheBudgetLeavesInOnePost() {
+        int count = 2 * QpEngine.FPDU_BUDGET + 3; // a run sends a budget, then queues the rest
+        SendWqe first = write(0);
+        SendWqe last = first;
+        for (int i = 1; i < count; i++) {
+            last.txNext = write(i);
+            last = last.txNext;
+        }
+        engine.transmitPosted(first);
+        engine.progress();
+        assertThat(link.sends).as("the post's own run and the runs it left").isEqualTo(count);
+        assertThat(driver.directRuns).isEqualTo(1);
+        assertThat(driver.queuedRuns).isEqualTo(1);
+        pair.settle();
+        assertThat(received.get()).isEqualTo(count);
+    }
+
+    @Test
+    void aPostOnTheLoopRunsInThatTurnOfTheLoop() {
+        // a post from a callback on the loop (a reply from a completion handler) takes the loop's
+        // immediate path, not a run owed to a progress() that a thread holding the loop cannot make
+        pair.a.executor().execute(() -> engine.transmitPosted(write(1)));
+        driver.runQueued();
+        assertThat(received.get()).isEqualTo(1);
+        assertThat(driver.directRuns).isZero();
     }
 
     @Test
@@ -199,8 +270,9 @@ class PollingTransmitTest {
         assertThat(received.get()).isEqualTo(2);
         drives = driver.drives;
         post(3);
-        assertThat(received.get()).isEqualTo(3);
         assertThat(driver.drives).isEqualTo(drives);
+        pair.settle();
+        assertThat(received.get()).isEqualTo(3);
         assertThat(upcalls.names()).containsOnly("sendCompleted").hasSize(3);
     }
 }

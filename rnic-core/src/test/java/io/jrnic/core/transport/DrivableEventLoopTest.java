@@ -188,6 +188,85 @@ class DrivableEventLoopTest {
     }
 
     @Test
+    void tryRunRunsItsTaskOnTheCallingThreadAheadOfTheQueuedOnes() {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        takeOver(loop);
+        long drives = loop.applicationDrives();
+        List<String> order = new ArrayList<>();
+        AtomicBoolean inLoop = new AtomicBoolean();
+        loop.execute(() -> order.add("queued"));
+        assertThat(loop.tryRun(() -> {
+            order.add("direct");
+            inLoop.set(loop.inEventLoop());
+        })).isTrue();
+        assertThat(order).as("the queued task waits for a drive").containsExactly("direct");
+        assertThat(inLoop.get()).as("the task runs as the loop's thread").isTrue();
+        assertThat(loop.inEventLoop()).isFalse();
+        assertThat(loop.applicationDrives()).isEqualTo(drives + 1);
+
+        assertThat(loop.tryRun(() -> {
+            throw new IllegalStateException("a task that fails");
+        })).as("logged, as on the loop's own thread").isTrue();
+        assertThat(loop.inEventLoop()).isFalse();
+        assertThat(loop.runQueued()).isTrue();
+        assertThat(order).containsExactly("direct", "queued");
+    }
+
+    @Test
+    void tryRunWhileAnotherThreadRunsTheLoopLeavesTheTaskToTheCaller() throws Exception {
+        DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
+        takeOver(loop);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        loop.execute(() -> {
+            holding.countDown();
+            try {
+                release.await(WAIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Thread holder = Thread.ofPlatform().start(loop::runQueued);
+        try {
+            assertThat(holding.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            AtomicBoolean ran = new AtomicBoolean();
+            assertThat(loop.tryRun(() -> ran.set(true))).isFalse();
+            assertThat(ran.get()).isFalse();
+        } finally {
+            release.countDown();
+            holder.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        }
+        assertThat(loop.tryRun(() -> { })).isTrue();
+    }
+
+    @Test
+    void tryRunWhileTheIoThreadBlocksAsksForTheLoopBackAndKeepsItOut() throws Exception {
+        CountDownLatch blocking = new CountDownLatch(1);
+        long takeover = TimeUnit.MILLISECONDS.toNanos(300);
+        DrivableEventLoop loop = open(takeover, 0, observed(new AtomicInteger(), context -> {
+            if (context.canBlock()) {
+                blocking.countDown();
+            }
+        }));
+        // the I/O thread serves the loop at start (nobody drove yet) and blocks in its selector; a
+        // tryRun fails but has it hand the loop back, long before its select's 1 s timeout
+        assertThat(blocking.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        long start = System.nanoTime();
+        while (!loop.tryRun(() -> { })) {
+            assertThat(System.nanoTime() - start).as("the I/O thread hands the loop back").isLessThan(
+                    TimeUnit.MILLISECONDS.toNanos(900));
+            Thread.onSpinWait();
+        }
+        // tryRuns alone, with no drive, for several takeover periods: each counts as driving the loop
+        long turns = loop.ioThreadTurns();
+        long end = System.nanoTime() + 4 * takeover;
+        while (System.nanoTime() - end < 0) {
+            assertThat(loop.tryRun(() -> { })).isTrue();
+        }
+        assertThat(loop.ioThreadTurns()).isEqualTo(turns);
+    }
+
+    @Test
     void aDriveInsideADriveRunsNothingAndTheOuterDriveRunsWhatItQueued() {
         DrivableEventLoop loop = open(TimeUnit.SECONDS.toNanos(30));
         takeOver(loop);
