@@ -156,6 +156,98 @@ class PollingModeTest extends LoopbackFixture {
         assertThat(taken.get().status()).isEqualTo(WorkCompletionStatus.SUCCESS);
     }
 
+    /**
+     * Posters that share loops with a poller (docs/transport.md, "Posts run on the posting thread"):
+     * six application threads post inline RDMA Writes to six QPs, so that at least two QPs share
+     * each of the RNIC's (at most four) loops, while a seventh thread polls their CQ and so drives
+     * those loops. A post's transmit runs on its poster when it gets the loop, else in the drive of
+     * whoever holds it: every WR completes exactly once and in its QP's SQ order, and the peer holds
+     * each QP's last Write.
+     */
+    @Test
+    void postersThatShareLoopsWithAPollerLoseNoWorkRequest() throws Exception {
+        int qps = 6;
+        int writes = 3_000;
+        int window = 32;
+        QueuePair[] posting = new QueuePair[qps];
+        Buffer sink = b.buffer(qps * 8L);
+        for (int q = 0; q < qps; q++) {
+            posting[q] = a.qp();
+            connect(new ConnectionSettings(), new ConnectionSettings(), posting[q], b.qp(), null, null);
+        }
+        java.util.concurrent.atomic.AtomicLongArray completed = new java.util.concurrent.atomic.AtomicLongArray(qps);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread poller = Thread.ofPlatform().name("polling-poller").start(() -> {
+            WorkCompletion[] batch = new WorkCompletion[16];
+            for (int i = 0; i < batch.length; i++) {
+                batch[i] = new WorkCompletion();
+            }
+            try {
+                while (!stop.get()) {
+                    int n = a.cq.poll(batch, 0, batch.length);
+                    for (int i = 0; i < n; i++) {
+                        WorkCompletion wc = batch[i];
+                        assertThat(wc.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+                        int q = java.util.Arrays.asList(posting).indexOf(wc.queuePair());
+                        long expected = completed.get(q);
+                        assertThat(wc.wrId()).as("QP %d completes in SQ order, each WR once", q).isEqualTo(expected);
+                        completed.set(q, expected + 1);
+                    }
+                    if (n == 0) {
+                        Thread.yield();
+                    }
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        });
+        Thread[] posters = new Thread[qps];
+        for (int q = 0; q < qps; q++) {
+            int qp = q;
+            posters[q] = Thread.ofPlatform().name("polling-poster-" + q).start(() -> {
+                SendWorkRequest wr = new SendWorkRequest();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+                Buffer value = a.buffer(8);
+                try {
+                    for (int i = 0; i < writes; i++) {
+                        while (i - completed.get(qp) >= window) {
+                            assertThat(System.nanoTime()).as("QP %d's window opens", qp).isLessThan(deadline);
+                            Thread.yield();
+                        }
+                        value.memory().set(JAVA_LONG, 0, i);
+                        posting[qp].postSend(wr.reset().wrId(i).opcode(Opcode.RDMA_WRITE).inline(true)
+                                .sge(value.stag(), value.to(), 8).remote(sink.stag(), sink.to() + qp * 8L));
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            });
+        }
+        for (Thread t : posters) {
+            t.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        for (int q = 0; q < qps && failure.get() == null; q++) {
+            while (completed.get(q) < writes && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+        }
+        stop.set(true);
+        poller.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+        assertThat(failure.get()).isNull();
+        for (int q = 0; q < qps; q++) {
+            assertThat(completed.get(q)).as("completions of QP %d", q).isEqualTo(writes);
+            long last = writes - 1;
+            int slot = q;
+            long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (sink.memory().get(JAVA_LONG, slot * 8L) != last && System.nanoTime() < waitUntil) {
+                Thread.onSpinWait(); // a Write completes when sent: the peer's I/O thread places it
+            }
+            assertThat(sink.memory().get(JAVA_LONG, slot * 8L)).as("QP %d's last Write at the peer", q).isEqualTo(last);
+        }
+    }
+
     private static DrivableEventLoop loop(QueuePair qp) {
         return (DrivableEventLoop) ((QpEngine) qp.query().llpStream()).executor;
     }
