@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
+import io.jrnic.api.IoMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -24,6 +25,13 @@ class RnicTransportTest {
      * runtime's own machinery (a lock's queue node, say) does not.
      */
     static final int STEADY_STATE_OPS = 4_000;
+
+    /**
+     * Measured passes; the best one counts. An allocation per operation shows in every pass; a
+     * one-off in the runtime (a recompilation that runs a method interpreted for a while, a task
+     * queue's next chunk) in one pass, not all.
+     */
+    static final int PASSES = 3;
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
@@ -89,38 +97,63 @@ class RnicTransportTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"RNIC_WRITE", "RNIC_SEND"})
-    void sendingAllocatesNothingOnTheCallersThread(Transport transport) throws Exception {
-        MessageStream stream = transport.openStream(new MessageOptions(4096, false, false));
+    @CsvSource({"RNIC_WRITE, EVENT_LOOP", "RNIC_SEND, EVENT_LOOP", "RNIC_WRITE, POLLING", "RNIC_SEND, POLLING"})
+    void sendingAllocatesNothingOnTheCallersThread(Transport transport, IoMode mode) throws Exception {
+        // in polling mode the caller's thread also frames and writes each post and drives the reads
+        MessageStream stream = openIn(mode, () -> transport.openStream(new MessageOptions(4096, false, false)));
         for (int i = 0; i < STEADY_STATE_OPS; i++) { // warm up: first-use allocation, class loading
             stream.send();
         }
-        long before = THREADS.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < STEADY_STATE_OPS; i++) {
-            stream.send();
+        long best = Long.MAX_VALUE;
+        for (int pass = 0; pass < PASSES; pass++) {
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < STEADY_STATE_OPS; i++) {
+                stream.send();
+            }
+            best = Math.min(best, THREADS.getCurrentThreadAllocatedBytes() - before);
         }
-        long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
         stream.finish().verified();
 
-        assertThat(allocated).as("bytes allocated by %d sends", STEADY_STATE_OPS).isLessThan(STEADY_STATE_OPS);
+        assertThat(best).as("bytes allocated by the best of %d passes of %d sends", PASSES, STEADY_STATE_OPS)
+                .isLessThan(STEADY_STATE_OPS);
     }
 
     @ParameterizedTest
-    @CsvSource({"RNIC_WRITE", "RNIC_SEND"})
-    void roundTripsAllocateNothingOnTheCallersThread(Transport transport) throws Exception {
-        PingPong pingPong = transport.openPingPong(new MessageOptions(8, true, false));
-        for (int i = 0; i < STEADY_STATE_OPS / 4; i++) {
+    @CsvSource({"RNIC_WRITE, EVENT_LOOP", "RNIC_SEND, EVENT_LOOP", "RNIC_WRITE, POLLING", "RNIC_SEND, POLLING"})
+    void roundTripsAllocateNothingOnTheCallersThread(Transport transport, IoMode mode) throws Exception {
+        PingPong pingPong = openIn(mode, () -> transport.openPingPong(new MessageOptions(8, true, false)));
+        int roundTrips = STEADY_STATE_OPS / 4;
+        for (int i = 0; i < roundTrips; i++) {
             pingPong.roundTrip();
         }
-        long before = THREADS.getCurrentThreadAllocatedBytes();
-        for (int i = 0; i < STEADY_STATE_OPS / 4; i++) {
-            pingPong.roundTrip();
+        long best = Long.MAX_VALUE;
+        for (int pass = 0; pass < PASSES; pass++) {
+            long before = THREADS.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < roundTrips; i++) {
+                pingPong.roundTrip();
+            }
+            best = Math.min(best, THREADS.getCurrentThreadAllocatedBytes() - before);
         }
-        long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
         pingPong.finish().verified();
 
-        assertThat(allocated).as("bytes allocated by %d round trips", STEADY_STATE_OPS / 4)
-                .isLessThan(STEADY_STATE_OPS / 4);
+        assertThat(best).as("bytes allocated by the best of %d passes of %d round trips", PASSES, roundTrips)
+                .isLessThan(roundTrips);
+    }
+
+    /** Opens a stream or ping-pong whose RNICs run in the given I/O mode, then restores the JVM's mode. */
+    private static <T> T openIn(IoMode mode, Opener<T> opener) throws Exception {
+        IoMode before = RnicPair.ioMode();
+        RnicPair.ioMode(mode);
+        try {
+            return opener.open();
+        } finally {
+            RnicPair.ioMode(before);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Opener<T> {
+        T open() throws Exception;
     }
 
     @Test
