@@ -28,8 +28,8 @@ class RnicTransportTest {
 
     /**
      * Measured passes; the best one counts. An allocation per operation shows in every pass; a
-     * one-off in the runtime (a recompilation that runs a method interpreted for a while, a task
-     * queue's next chunk) in one pass, not all.
+     * one-off in the runtime (a recompilation that runs a method interpreted for a while, say) in
+     * one pass, not all.
      */
     static final int PASSES = 3;
 
