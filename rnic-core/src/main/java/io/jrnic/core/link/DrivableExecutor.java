@@ -27,7 +27,7 @@ public interface DrivableExecutor extends Executor {
 
     /**
      * Like {@link #drive()} without looking at the sockets: runs the queued tasks only (a post's
-     * transmit work). Never blocks.
+     * transmit work that {@link #tryRun} could not run, or that a run left behind). Never blocks.
      *
      * @return true if this call ran the executor's work
      */
