@@ -515,11 +515,11 @@ public final class QpEngine implements QpTransport {
      * delivers inbound FPDUs to the engine on the same thread.
      *
      * <p><b>Single writer.</b> All of a QP's protocol state belongs to one thread at a time: the
-     * caller must be the thread that owns the link, {@link FpduLink#executor()}'s. Today that
-     * event loop is the only caller: it runs this when scheduled by {@link #transmit} and the
-     * other requests, or at once for a WQE posted on the loop itself. The method assumes nothing
-     * else about its caller, so that a polling mode can hand the link, and this call, to the
-     * application's thread.
+     * caller must be the thread that owns the link, {@link FpduLink#executor()}'s: its event loop,
+     * which runs this when scheduled by {@link #transmit} and the other requests, or at once for a
+     * WQE posted on the loop itself; or, in polling mode, whichever thread holds the loop's slot
+     * (a poster's {@link #progress()} through {@link DrivableExecutor#tryRun}, a CQ poll's drive,
+     * the I/O thread). The method assumes nothing else about its caller.
      */
     void doWork() {
         scheduled.set(false);
