@@ -27,11 +27,14 @@ class RnicTransportTest {
     static final int STEADY_STATE_OPS = 4_000;
 
     /**
-     * Measured passes; the best one counts. An allocation per operation shows in every pass; a
-     * one-off in the runtime (a recompilation that runs a method interpreted for a while, say) in
-     * one pass, not all.
+     * Measured passes at most; the first one under the bound ends the measurement. An allocation per
+     * operation shows in every pass. Code the JIT has not optimised yet allocates where its compiled
+     * form does not (escape analysis), and in polling mode the caller's thread runs the whole data
+     * path: within the full class on a slow machine, three passes after a warm-up of 4,000 sends
+     * were not always enough (10 KB per pass in one CI run; JMH's gc profiler, after its warm-up,
+     * gives 0.2 B/op for the same path).
      */
-    static final int PASSES = 3;
+    static final int PASSES = 10;
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
@@ -101,20 +104,10 @@ class RnicTransportTest {
     void sendingAllocatesNothingOnTheCallersThread(Transport transport, IoMode mode) throws Exception {
         // in polling mode the caller's thread also frames and writes each post and drives the reads
         MessageStream stream = openIn(mode, () -> transport.openStream(new MessageOptions(4096, false, false)));
-        for (int i = 0; i < STEADY_STATE_OPS; i++) { // warm up: first-use allocation, class loading
-            stream.send();
-        }
-        long best = Long.MAX_VALUE;
-        for (int pass = 0; pass < PASSES; pass++) {
-            long before = THREADS.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < STEADY_STATE_OPS; i++) {
-                stream.send();
-            }
-            best = Math.min(best, THREADS.getCurrentThreadAllocatedBytes() - before);
-        }
+        long best = bestPassAllocation(stream::send, STEADY_STATE_OPS);
         stream.finish().verified();
 
-        assertThat(best).as("bytes allocated by the best of %d passes of %d sends", PASSES, STEADY_STATE_OPS)
+        assertThat(best).as("bytes allocated by the best of up to %d passes of %d sends", PASSES, STEADY_STATE_OPS)
                 .isLessThan(STEADY_STATE_OPS);
     }
 
@@ -123,21 +116,38 @@ class RnicTransportTest {
     void roundTripsAllocateNothingOnTheCallersThread(Transport transport, IoMode mode) throws Exception {
         PingPong pingPong = openIn(mode, () -> transport.openPingPong(new MessageOptions(8, true, false)));
         int roundTrips = STEADY_STATE_OPS / 4;
-        for (int i = 0; i < roundTrips; i++) {
-            pingPong.roundTrip();
+        long best = bestPassAllocation(pingPong::roundTrip, roundTrips);
+        pingPong.finish().verified();
+
+        assertThat(best).as("bytes allocated by the best of up to %d passes of %d round trips", PASSES, roundTrips)
+                .isLessThan(roundTrips);
+    }
+
+    /**
+     * Runs {@code operation} {@code count} times to warm up (first-use allocation, class loading),
+     * then passes of {@code count} more until one allocates less than {@code count} bytes on this
+     * thread, or {@link #PASSES} passes went by.
+     *
+     * @return the bytes this thread allocated in its best measured pass
+     */
+    private static long bestPassAllocation(Operation operation, int count) throws Exception {
+        for (int i = 0; i < count; i++) {
+            operation.run();
         }
         long best = Long.MAX_VALUE;
-        for (int pass = 0; pass < PASSES; pass++) {
+        for (int pass = 0; pass < PASSES && best >= count; pass++) {
             long before = THREADS.getCurrentThreadAllocatedBytes();
-            for (int i = 0; i < roundTrips; i++) {
-                pingPong.roundTrip();
+            for (int i = 0; i < count; i++) {
+                operation.run();
             }
             best = Math.min(best, THREADS.getCurrentThreadAllocatedBytes() - before);
         }
-        pingPong.finish().verified();
+        return best;
+    }
 
-        assertThat(best).as("bytes allocated by the best of %d passes of %d round trips", PASSES, roundTrips)
-                .isLessThan(roundTrips);
+    @FunctionalInterface
+    private interface Operation {
+        void run() throws Exception;
     }
 
     /** Opens a stream or ping-pong whose RNICs run in the given I/O mode, then restores the JVM's mode. */
