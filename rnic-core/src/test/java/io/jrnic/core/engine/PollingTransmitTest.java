@@ -52,6 +52,8 @@ class PollingTransmitTest {
         int directRuns;
         /** Another thread holds the loop: {@link #tryRun} fails. */
         boolean busy;
+        /** The loop has terminated: nothing runs, {@link #execute} refuses. */
+        boolean terminated;
         private boolean inside;
 
         CountingDriver(MemoryLinkPair pair) {
@@ -60,6 +62,9 @@ class PollingTransmitTest {
 
         @Override
         public void execute(Runnable task) {
+            if (terminated) {
+                throw new java.util.concurrent.RejectedExecutionException("event loop terminated");
+            }
             pair.a.executor().execute(task);
         }
 
@@ -77,7 +82,7 @@ class PollingTransmitTest {
 
         @Override
         public boolean tryRun(Runnable task) {
-            if (busy) {
+            if (busy || terminated) {
                 return false; // another thread runs the loop now
             }
             directRuns++;
@@ -221,6 +226,17 @@ class PollingTransmitTest {
         pair.settle();
         assertThat(received.get()).isEqualTo(2);
         assertThat(upcalls.names()).containsOnly("sendCompleted").hasSize(2);
+    }
+
+    @Test
+    void aPostAfterTheLoopTerminatedDoesNotSeeTheExecutorsRefusal() {
+        // the link's closure ran on the loop first and took the QP to Error, whose flush completes
+        // the WQEs; the poster racing that must not get the loop's RejectedExecutionException
+        driver.terminated = true;
+        post(1);
+        post(2); // the owed run was given up: this post owes one again, and is refused again quietly
+        assertThat(link.sends).isZero();
+        assertThat(driver.directRuns).isZero();
     }
 
     @Test

@@ -582,6 +582,9 @@ class DrivableEventLoopTest {
         assertThat(loop.awaitTermination(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(ranBeforeTermination.getCount()).isZero();
         assertThat(loop.drive()).isFalse();
+        AtomicBoolean ran = new AtomicBoolean();
+        assertThat(loop.tryRun(() -> ran.set(true))).isFalse(); // the poster's progress() then queues, and is refused
+        assertThat(ran.get()).isFalse();
         assertThatThrownBy(() -> loop.execute(() -> { })).isInstanceOf(RejectedExecutionException.class);
     }
 
