@@ -35,6 +35,8 @@ final class FakeTransport implements QpTransport {
     int postedHandOvers;
     /** Posted hand-overs not yet followed by a progress() call. */
     int progressOwed;
+    /** Set by a test's event handler: no progress() was owed when it ran. */
+    volatile boolean progressBeforeHandler;
 
     @Override
     public boolean established() {

@@ -325,18 +325,22 @@ class QueuePairWorkRequestTest extends VerbsFixture {
     }
 
     @Test
-    void aPostWhoseEventHandlerThrowsStillMakesItsProgress() {
+    void aPostMakesItsProgressBeforeItsEventHandlersRun() {
+        FakeTransport[] transport = new FakeTransport[1];
         int handler = rnic.setCompletionEventHandler(0, (r, c) -> {
+            transport[0].progressBeforeHandler = transport[0].progressOwed == 0;
             throw new IllegalStateException("the application's handler fails");
         });
         CompletionQueue armed = rnic.createCq(16, handler);
         QueuePair qp = pd.createQueuePair(qpConfig().cqs(armed, armed));
         FakeTransport t = toRts(qp);
+        transport[0] = t;
         armed.requestNotification(NotifyType.NEXT_COMPLETION);
         SendWorkRequest[] list = {localInvalidate(1), send(2)};
         assertThatThrownBy(() -> qp.postSend(list, 0, list.length)).isInstanceOf(IllegalStateException.class);
         assertThat(t.postedHandOvers).isEqualTo(1);
         assertThat(t.progressOwed).as("the handler's exception did not skip the transmit").isZero();
+        assertThat(t.progressBeforeHandler).as("the transmit ran before the handler").isTrue();
     }
 
     @Test

@@ -259,15 +259,16 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
     }
 
     /**
-     * A post released the QP's lock: the events it raised go to their handlers, then its transmit
-     * runs ({@link #progress()}), also when a handler throws: a post's hand-over
-     * ({@link QpTransport#transmitPosted}) counts on it.
+     * A post released the QP's lock: its transmit runs ({@link #progress()}), then the events it
+     * and the transmit raised go to their handlers. A post's hand-over
+     * ({@link QpTransport#transmitPosted}) counts on that progress() and nobody else can run it
+     * meanwhile, so it comes first: a handler that blocks or throws cannot hold the QP's transmit.
      */
     private void released() {
         try {
-            rnic.events().drain();
-        } finally {
             progress();
+        } finally {
+            rnic.events().drain();
         }
     }
 
