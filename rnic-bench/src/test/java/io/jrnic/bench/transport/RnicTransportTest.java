@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 import io.jrnic.api.IoMode;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.function.ThrowingSupplier;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -101,7 +103,7 @@ class RnicTransportTest {
 
     @ParameterizedTest
     @CsvSource({"RNIC_WRITE, EVENT_LOOP", "RNIC_SEND, EVENT_LOOP", "RNIC_WRITE, POLLING", "RNIC_SEND, POLLING"})
-    void sendingAllocatesNothingOnTheCallersThread(Transport transport, IoMode mode) throws Exception {
+    void sendingAllocatesNothingOnTheCallersThread(Transport transport, IoMode mode) throws Throwable {
         // in polling mode the caller's thread also frames and writes each post and drives the reads
         MessageStream stream = openIn(mode, () -> transport.openStream(new MessageOptions(4096, false, false)));
         long best = bestPassAllocation(stream::send, STEADY_STATE_OPS);
@@ -113,7 +115,7 @@ class RnicTransportTest {
 
     @ParameterizedTest
     @CsvSource({"RNIC_WRITE, EVENT_LOOP", "RNIC_SEND, EVENT_LOOP", "RNIC_WRITE, POLLING", "RNIC_SEND, POLLING"})
-    void roundTripsAllocateNothingOnTheCallersThread(Transport transport, IoMode mode) throws Exception {
+    void roundTripsAllocateNothingOnTheCallersThread(Transport transport, IoMode mode) throws Throwable {
         PingPong pingPong = openIn(mode, () -> transport.openPingPong(new MessageOptions(8, true, false)));
         int roundTrips = STEADY_STATE_OPS / 4;
         long best = bestPassAllocation(pingPong::roundTrip, roundTrips);
@@ -130,40 +132,30 @@ class RnicTransportTest {
      *
      * @return the bytes this thread allocated in its best measured pass
      */
-    private static long bestPassAllocation(Operation operation, int count) throws Exception {
+    private static long bestPassAllocation(Executable operation, int count) throws Throwable {
         for (int i = 0; i < count; i++) {
-            operation.run();
+            operation.execute();
         }
         long best = Long.MAX_VALUE;
         for (int pass = 0; pass < PASSES && best >= count; pass++) {
             long before = THREADS.getCurrentThreadAllocatedBytes();
             for (int i = 0; i < count; i++) {
-                operation.run();
+                operation.execute();
             }
             best = Math.min(best, THREADS.getCurrentThreadAllocatedBytes() - before);
         }
         return best;
     }
 
-    @FunctionalInterface
-    private interface Operation {
-        void run() throws Exception;
-    }
-
     /** Opens a stream or ping-pong whose RNICs run in the given I/O mode, then restores the JVM's mode. */
-    private static <T> T openIn(IoMode mode, Opener<T> opener) throws Exception {
+    private static <T> T openIn(IoMode mode, ThrowingSupplier<T> opener) throws Throwable {
         IoMode before = RnicPair.ioMode();
         RnicPair.ioMode(mode);
         try {
-            return opener.open();
+            return opener.get();
         } finally {
             RnicPair.ioMode(before);
         }
-    }
-
-    @FunctionalInterface
-    private interface Opener<T> {
-        T open() throws Exception;
     }
 
     @Test
