@@ -27,6 +27,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** Work-request validation (immediate and completion errors), ordering, signalling, fences, ORD, inline. */
 class QueuePairWorkRequestTest extends VerbsFixture {
@@ -360,6 +361,46 @@ class QueuePairWorkRequestTest extends VerbsFixture {
         assertThat(t.transmittedIds).containsExactly(1L, 2L, 4L, 5L, 6L);
         // the Sends before the Invalidate were handed over (their SGEs resolved) before it took effect
         assertThat(seen).containsExactly(StagState.VALID, StagState.INVALID);
+    }
+
+    @Test
+    void aListLongerThanTheSqsRoomIsRefusedAtItsFirstWrBeyondTheDepthAndPostsTheOnesBefore_V_WRP_7() {
+        QueuePair qp = pd.createQueuePair(qpConfig().depths(3, 1));
+        FakeTransport t = toRts(qp);
+        qp.postSend(send(1));
+        SendWorkRequest[] list = {send(2), send(3), send(4), send(5)};
+
+        VerbsException e = catchThrowableOfType(VerbsException.class, () -> qp.postSend(list, 0, list.length));
+
+        assertThat(e.status()).isEqualTo(VerbsStatus.TOO_MANY_WRS_POSTED);
+        assertThat(e.postedCount()).isEqualTo(2);
+        assertThat(e.getMessage()).contains("WR 2 of the list");
+        assertThat(t.transmittedIds).containsExactly(1L, 2L, 3L);
+        // the list's two WRs count as outstanding like single posts: the SQ is full until they are reaped
+        t.completeAll();
+        assertStatus(() -> qp.postSend(send(6)), VerbsStatus.TOO_MANY_WRS_POSTED);
+        assertThat(drain(cq)).extracting(WorkCompletion::wrId).containsExactly(1L, 2L, 3L);
+        assertThat(qp.postSend(new SendWorkRequest[] {send(6), send(7), send(8)}, 0, 3)).isEqualTo(3);
+    }
+
+    @Test
+    void theUnsignaledSuccessesOfAListFreeTheirSlotsTogetherWithoutCompletions_V_WRP_45() {
+        QueuePair qp = pd.createQueuePair(qpConfig().depths(4, 1).signalAll(false));
+        FakeTransport t = toRts(qp);
+        for (int round = 0; round < 3; round++) {
+            long base = 10L * round;
+            SendWorkRequest[] list = {send(base + 1).signaled(false), send(base + 2).signaled(false),
+                send(base + 3).signaled(false), send(base + 4).signaled(false)};
+
+            assertThat(qp.postSend(list, 0, list.length)).isEqualTo(4);
+            assertStatus(() -> qp.postSend(send(99)), VerbsStatus.TOO_MANY_WRS_POSTED);
+
+            t.completeAllTogether(); // one pass over the SQ completes the four
+        }
+        assertThat(drain(cq)).isEmpty();
+        qp.postSend(send(40).signaled(true));
+        t.completeAll();
+        assertThat(drain(cq)).extracting(WorkCompletion::wrId).containsExactly(40L);
     }
 
     @Test

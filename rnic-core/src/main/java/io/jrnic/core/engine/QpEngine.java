@@ -128,7 +128,11 @@ public final class QpEngine implements QpTransport {
     // inbox: written by the QP under its lock, drained by the loop (guarded by inboxLock)
     private final Object inboxLock = new Object();
     private final SendWqeChain inbox = new SendWqeChain();
-    private TerminateMessage terminateRequest;
+    /**
+     * The Terminate the QP asked for: set once, under inboxLock (the first request wins); volatile,
+     * so that every run reads it without the lock (issue 11: two reads per run).
+     */
+    private volatile TerminateMessage terminateRequest;
     private volatile boolean closeRequested;
     private volatile boolean resetRequested;
     /**
@@ -309,8 +313,9 @@ public final class QpEngine implements QpTransport {
         }
     }
 
+    /** Resolves the SGEs of a WQE the QP's checks did not resolve (an engine test's, say). */
     private void resolveSges(SendWqe wqe) {
-        if (!wqe.inline && !wqe.opcode.consumesOrd()) {
+        if (!wqe.inline && !wqe.opcode.consumesOrd() && !wqe.sgesResolved) {
             for (int i = 0; i < wqe.sgeCount; i++) {
                 if (wqe.lengths[i] != 0) {
                     resolveSge(wqe, i);
@@ -606,10 +611,7 @@ public final class QpEngine implements QpTransport {
      * @return whether a Terminate request was served
      */
     private boolean terminateNow() {
-        TerminateMessage term;
-        synchronized (inboxLock) {
-            term = terminateRequest;
-        }
+        TerminateMessage term = terminateRequest;
         if (term == null) {
             return false;
         }
@@ -628,9 +630,7 @@ public final class QpEngine implements QpTransport {
     }
 
     private boolean terminateRequested() {
-        synchronized (inboxLock) {
-            return terminateRequest != null;
-        }
+        return terminateRequest != null;
     }
 
     /**

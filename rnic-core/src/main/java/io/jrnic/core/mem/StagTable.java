@@ -153,22 +153,68 @@ public final class StagTable {
             return WorkCompletionStatus.WRAP_ERROR;
         }
         if (stag >>> 8 == 0) {
-            // Verbs §7.2.1: STag 0 has no key, no PD check, local read and write only, enabled per QP
-            if (stag != 0 || !stagZeroAllowed) {
-                return WorkCompletionStatus.INVALID_STAG;
+            return checkStagZero(stag, to, length, stagZeroAllowed);
+        }
+        StagEntry e = lookup(stag);
+        return e == null ? WorkCompletionStatus.INVALID_STAG : checkEntry(e, e.binding, stag, to, length, pd, right);
+    }
+
+    /**
+     * {@link #checkLocal} of one SGE that is about to be sent, and, when it passes, where its bytes
+     * are: {@code memory[i]} and {@code offset[i]}, from the binding just checked (one table lookup
+     * for both, issue 11). A zero-length SGE is neither checked nor resolved.
+     *
+     * @param memory where the SGE's memory segment goes
+     * @param offset where its offset in that segment goes
+     * @param i      the SGE's index in both
+     * @return null when allowed (and resolved), else the completion status of the violation
+     */
+    public WorkCompletionStatus resolveLocal(int stag, long to, long length, SoftProtectionDomain pd,
+                                             boolean stagZeroAllowed, int right, MemorySegment[] memory,
+                                             long[] offset, int i) {
+        if (length == 0) {
+            return null;
+        }
+        if (StagBinding.wraps(to, length)) {
+            return WorkCompletionStatus.WRAP_ERROR;
+        }
+        if (stag >>> 8 == 0) {
+            WorkCompletionStatus st = checkStagZero(stag, to, length, stagZeroAllowed);
+            if (st == null) {
+                memory[i] = physicalMemory;
+                offset[i] = to - physicalMemory.address();
             }
-            long base = physicalMemory.address();
-            long size = physicalMemory.byteSize();
-            long off = to - base;
-            return Long.compareUnsigned(to, base) >= 0 && Long.compareUnsigned(off, size) <= 0
-                    && Long.compareUnsigned(length, size - off) <= 0 ? null
-                    : WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION;
+            return st;
         }
         StagEntry e = lookup(stag);
         if (e == null) {
             return WorkCompletionStatus.INVALID_STAG;
         }
         StagBinding b = e.binding;
+        WorkCompletionStatus st = checkEntry(e, b, stag, to, length, pd, right);
+        if (st == null) {
+            memory[i] = b.memory();
+            offset[i] = b.offsetOf(to);
+        }
+        return st;
+    }
+
+    /** Verbs §7.2.1: STag 0 has no key, no PD check, local read and write only, enabled per QP. */
+    private WorkCompletionStatus checkStagZero(int stag, long to, long length, boolean stagZeroAllowed) {
+        if (stag != 0 || !stagZeroAllowed) {
+            return WorkCompletionStatus.INVALID_STAG;
+        }
+        long base = physicalMemory.address();
+        long size = physicalMemory.byteSize();
+        long off = to - base;
+        return Long.compareUnsigned(to, base) >= 0 && Long.compareUnsigned(off, size) <= 0
+                && Long.compareUnsigned(length, size - off) <= 0 ? null
+                : WorkCompletionStatus.BASE_AND_BOUNDS_VIOLATION;
+    }
+
+    /** The checks of a local SGE against the entry its STag names and that entry's binding {@code b}. */
+    private static WorkCompletionStatus checkEntry(StagEntry e, StagBinding b, int stag, long to, long length,
+                                                   SoftProtectionDomain pd, int right) {
         if (b.state() != StagState.VALID || b.key() != (stag & 0xFF)) {
             return WorkCompletionStatus.INVALID_STAG;
         }

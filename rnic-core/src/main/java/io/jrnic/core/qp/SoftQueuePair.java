@@ -277,7 +277,8 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         try {
             synchronized (lock) {
                 checkUsable();
-                enqueueSend(wr);
+                enqueueSend(wr, 0);
+                sqAccount.acquire();
                 afterSendPost();
             }
         } finally {
@@ -293,12 +294,13 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
                 int posted = 0;
                 try {
                     for (; posted < count; posted++) {
-                        enqueueSend(wrs[offset + posted]);
+                        enqueueSend(wrs[offset + posted], posted);
                     }
                 } catch (VerbsException e) {
                     throw new VerbsException(e.status(), "WR " + posted + " of the list: " + e.getMessage(), posted);
                 } finally {
                     if (posted > 0) {
+                        sqAccount.acquire(posted); // the list's WRs, counted at once (issue 11)
                         afterSendPost();
                     }
                 }
@@ -309,8 +311,13 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         }
     }
 
-    /** Immediate checks of PostSQ (Verbs §9.3.1.1, Figure 34), then the copy into a slot. */
-    private void enqueueSend(SendWorkRequest wr) {
+    /**
+     * Immediate checks of PostSQ (Verbs §9.3.1.1, Figure 34), then the copy into a slot. The caller
+     * counts the WR in {@code sqAccount} after it: a list's WRs in one update.
+     *
+     * @param pending WRs of the same post enqueued before this one and not counted yet
+     */
+    private void enqueueSend(SendWorkRequest wr, int pending) {
         if (wr == null) {
             throw new NullPointerException("send work request is null");
         }
@@ -355,7 +362,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         if (op == Opcode.FAST_REGISTER && wr.fastRegisterMemory() != null && wr.fastRegisterMemory().isNative()) {
             MemoryManager.checkAccessibleFromAnyThread(wr.fastRegisterMemory(), "Fast-Register memory"); // issue 9 item 8
         }
-        if (sqAccount.outstanding() >= sq.length) {
+        if (sqAccount.outstanding() + pending >= sq.length) {
             throw new VerbsException(VerbsStatus.TOO_MANY_WRS_POSTED, "SQ full: " + sq.length + " WRs outstanding");
         }
         SendWqe w = sq[sqTailSlot];
@@ -364,7 +371,6 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         if (inline) {
             gatherInline(w);
         }
-        sqAccount.acquire();
         sqTail++;
         sqTailSlot = nextSlot(sqTailSlot);
     }
@@ -406,16 +412,14 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         int at = 0;
         for (int i = 0; i < w.sgeCount; i++) {
             int len = w.lengths[i];
-            WorkCompletionStatus st = rnic.stags().checkLocal(w.stags[i], w.tos[i], len, pd, privileged,
-                    AccessRights.LOCAL_READ);
+            WorkCompletionStatus st = rnic.stags().resolveLocal(w.stags[i], w.tos[i], len, pd, privileged,
+                    AccessRights.LOCAL_READ, w.sgeMemory, w.sgeOffset, i);
             if (st != null) {
                 w.postError = st;
                 return;
             }
             if (len > 0) {
-                MemorySegment src = rnic.stags().resolveMemory(w.stags[i], w.tos[i]);
-                MemorySegment.copy(src, ValueLayout.JAVA_BYTE, rnic.stags().resolveOffset(w.stags[i], w.tos[i]),
-                        w.inlineData, at, len);
+                MemorySegment.copy(w.sgeMemory[i], ValueLayout.JAVA_BYTE, w.sgeOffset[i], w.inlineData, at, len);
                 at += len;
             }
         }
@@ -593,12 +597,14 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         if (op.isSend() || op == Opcode.RDMA_WRITE) {
             if (!w.inline) {
                 for (int i = 0; i < w.sgeCount; i++) {
-                    WorkCompletionStatus st = rnic.stags().checkLocal(w.stags[i], w.tos[i], w.lengths[i], pd, privileged,
-                            AccessRights.LOCAL_READ); // V-MR-75
+                    // V-MR-75; the lookup also resolves the SGE here, at its SQ position, for the engine
+                    WorkCompletionStatus st = rnic.stags().resolveLocal(w.stags[i], w.tos[i], w.lengths[i], pd,
+                            privileged, AccessRights.LOCAL_READ, w.sgeMemory, w.sgeOffset, i);
                     if (st != null) {
                         return st;
                     }
                 }
+                w.sgesResolved = true;
             }
             if (w.totalLength() > 0xFFFF_FFFFL) {
                 return WorkCompletionStatus.TOTAL_LENGTH_TOO_BIG; // V-WR-41
@@ -644,21 +650,30 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
         };
     }
 
-    /** Emits SQ completions in posting order (Verbs §8.2.2 rule 2). */
+    /**
+     * Emits SQ completions in posting order (Verbs §8.2.2 rule 2). The successful unsignaled WRs
+     * need no WC (V-WRP-45): they leave the SQ's count together, with one atomic update (issue 11),
+     * when the pass ends (also when it ends in an exception).
+     */
     private void completeSends() {
-        while (sqHead < sqNext) {
-            SendWqe w = sq[sqHeadSlot];
-            if (!w.done) {
-                return;
+        int unsignaled = 0;
+        try {
+            while (sqHead < sqNext) {
+                SendWqe w = sq[sqHeadSlot];
+                if (!w.done) {
+                    return;
+                }
+                sqHead++;
+                sqHeadSlot = nextSlot(sqHeadSlot); // before emitting: emitting may re-enter through a state change
+                if (w.status == WorkCompletionStatus.SUCCESS && !w.signaled) {
+                    unsignaled++;
+                } else if (!sendCq.add(w.wrId, w.opcode, w.status, 0, this, false, 0, sqAccount, false)) {
+                    sqAccount.release();
+                    cqOverflow(AsyncEventType.CQ_SQ_ERROR);
+                }
             }
-            sqHead++;
-            sqHeadSlot = nextSlot(sqHeadSlot); // before emitting: emitting may re-enter through a state change
-            if (w.status == WorkCompletionStatus.SUCCESS && !w.signaled) {
-                sqAccount.release(); // V-WRP-45: no WC for a successful unsignaled WR
-            } else if (!sendCq.add(w.wrId, w.opcode, w.status, 0, this, false, 0, sqAccount, false)) {
-                sqAccount.release();
-                cqOverflow(AsyncEventType.CQ_SQ_ERROR);
-            }
+        } finally {
+            sqAccount.release(unsignaled);
         }
     }
 

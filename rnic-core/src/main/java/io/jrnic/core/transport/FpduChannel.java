@@ -4,6 +4,7 @@ import io.jrnic.core.link.FpduLink;
 import io.jrnic.mpa.FpduHandler;
 import io.jrnic.mpa.PlacementHandler;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.Executor;
@@ -43,12 +44,15 @@ public final class FpduChannel implements FpduLink {
 
     private final FpduFramingHandler connection;
     private final Channel ch;
+    /** The channel's event loop: it was registered at Full Operation, and it never moves. */
+    private final EventLoop loop;
     /** See {@link #gracefulReceiveOverflow(boolean)}; read by the engine when it is built. */
     private volatile boolean gracefulReceiveOverflow;
 
     FpduChannel(FpduFramingHandler connection) {
         this.connection = connection;
         this.ch = connection.nettyChannel();
+        this.loop = ch.eventLoop();
     }
 
     /** The hand-off to the QP engine: negotiated parameters, RTR-consumed MSNs, MULPDU, private data. */
@@ -65,7 +69,7 @@ public final class FpduChannel implements FpduLink {
     /** The event loop that owns this channel: run QP work for this connection here. */
     @Override
     public Executor executor() {
-        return ch.eventLoop();
+        return loop;
     }
 
     /** {@link ConnectionInfo#nextOutboundSendMsn()}: 2 after we sent a Send RTR (RFC 6581 §9.3). */
@@ -149,7 +153,7 @@ public final class FpduChannel implements FpduLink {
 
     /** Whether the caller runs on {@link #executor()}. */
     public boolean inEventLoop() {
-        return ch.eventLoop().inEventLoop();
+        return loop.inEventLoop();
     }
 
     /**
@@ -298,7 +302,7 @@ public final class FpduChannel implements FpduLink {
 
     private void onLoop(Runnable task) {
         try {
-            ch.eventLoop().execute(task);
+            loop.execute(task);
         } catch (RejectedExecutionException e) {
             // The transport has shut down: the connection is closed already.
         }
@@ -321,7 +325,7 @@ public final class FpduChannel implements FpduLink {
     /** On the channel's event loop, at a fixed rate (one netty task, re-queued, for the whole run). */
     @Override
     public Future<?> schedulePeriodic(Runnable task, long periodNanos) {
-        return ch.eventLoop().scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+        return loop.scheduleAtFixedRate(task, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }
 
     /** FPDUs of Full Operation whose last byte the socket accepted (the engine's outbound progress). */
@@ -361,7 +365,7 @@ public final class FpduChannel implements FpduLink {
     }
 
     private void checkEventLoop() {
-        if (!ch.eventLoop().inEventLoop()) {
+        if (!loop.inEventLoop()) {
             throw new IllegalStateException("FpduChannel used off its event loop: " + Thread.currentThread().getName());
         }
     }

@@ -57,10 +57,15 @@ public final class SendWqe extends WorkQueueElement {
     public WorkCompletionStatus status;
     /** Inline payload as a segment, made once so that transmitting it allocates nothing. */
     public final MemorySegment inlineSegment;
-    /** Engine: SGE memory resolved when the WQE was handed to the transport (its SQ position). */
+    /**
+     * SGE memory, resolved at the WQE's SQ position: by the QP's local checks, which look each STag
+     * up once for both ({@link #sgesResolved}), else by the engine when the WQE is handed over.
+     */
     public final MemorySegment[] sgeMemory;
-    /** Engine: offsets of the SGEs in {@link #sgeMemory}. */
+    /** Offsets of the SGEs in {@link #sgeMemory}. */
     public final long[] sgeOffset;
+    /** Whether {@link #sgeMemory} and {@link #sgeOffset} hold this WQE's SGEs (cleared by each copy). */
+    public boolean sgesResolved;
     /** Engine: next WQE in the engine's intrusive FIFOs (inbox, awaiting LLP hand-off). */
     public SendWqe txNext;
     // RFC 7306: atomic operands and Immediate Data (copied from the WR)
@@ -115,6 +120,7 @@ public final class SendWqe extends WorkQueueElement {
         compareMask = wr.compareMask();
         immediateData = wr.immediateData();
         postError = null;
+        sgesResolved = false;
         done = false;
         inFlight = false;
         status = null;

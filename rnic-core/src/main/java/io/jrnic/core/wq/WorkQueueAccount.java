@@ -20,10 +20,31 @@ public final class WorkQueueAccount {
     }
 
     /**
+     * {@code n} more WRs posted: a post list counts its WRs with one atomic update (issue 11).
+     *
+     * @param n WRs, not negative
+     */
+    public void acquire(int n) {
+        outstanding.addAndGet(n);
+    }
+
+    /**
      * One WR's completion was retrieved (or it needs none).
      */
     public void release() {
         outstanding.decrementAndGet();
+    }
+
+    /**
+     * {@code n} WRs need no completion retrieved any more: the unsignaled successes of one pass
+     * over the SQ, released with one atomic update (issue 11).
+     *
+     * @param n WRs, not negative
+     */
+    public void release(int n) {
+        if (n != 0) {
+            outstanding.addAndGet(-n);
+        }
     }
 
     /**

@@ -15,6 +15,8 @@ public abstract sealed class WorkQueueElement permits SendWqe, ReceiveWqe {
     public final long[] tos;
     public final int[] lengths;
     public int sgeCount;
+    /** Sum of the SGE lengths, computed once at the copy (the engine reads it per message). */
+    private long totalLength;
 
     WorkQueueElement(int maxSge) {
         stags = new int[maxSge];
@@ -25,11 +27,15 @@ public abstract sealed class WorkQueueElement permits SendWqe, ReceiveWqe {
     /** Copies the SGEs of a work request (its count was validated against the queue's maximum). */
     final void copySges(ScatterGatherList sgl) {
         sgeCount = sgl.sgeCount();
+        long total = 0;
         for (int i = 0; i < sgeCount; i++) {
             stags[i] = sgl.sgeStag(i);
             tos[i] = sgl.sgeTo(i);
-            lengths[i] = sgl.sgeLength(i);
+            int length = sgl.sgeLength(i);
+            lengths[i] = length;
+            total += length & 0xFFFF_FFFFL;
         }
+        totalLength = total;
     }
 
     /**
@@ -78,10 +84,6 @@ public abstract sealed class WorkQueueElement permits SendWqe, ReceiveWqe {
      * @return bytes
      */
     public final long totalLength() {
-        long total = 0;
-        for (int i = 0; i < sgeCount; i++) {
-            total += lengths[i] & 0xFFFF_FFFFL;
-        }
-        return total;
+        return totalLength;
     }
 }

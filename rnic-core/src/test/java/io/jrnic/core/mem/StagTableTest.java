@@ -164,6 +164,60 @@ class StagTableTest extends MemoryFixture {
     }
 
     @Test
+    void resolveLocalGivesCheckLocalsVerdictAndResolvesExactlyTheSgesThatPass_V_MR_75() {
+        MemorySegment physical = memory(1);
+        StagTable t = new StagTable(16, physical);
+        MemoryManager mm = new MemoryManager(owner, t, PAGE, 16, 4, 4, ResourceQuota.UNLIMITED);
+        SoftProtectionDomain pd = new SoftProtectionDomain(mm, owner, 1);
+        SoftProtectionDomain other = new SoftProtectionDomain(mm, owner, 2);
+        MemorySegment m = memory(1);
+        long baseTo = 0x7000_0000L;
+        SoftMemoryRegion mr = mm.register(pd, m, AccessRights.LOCAL_READ | AccessRights.BIND_WINDOW, 0x21,
+                AddressType.VA_BASED, baseTo, true, VerifyHash.SHA_256);
+        SoftMemoryWindow mw = mm.allocateWindow(pd);
+        int stag = mr.stag();
+        int read = AccessRights.LOCAL_READ;
+        long phys = physical.address();
+        record Sge(int stag, long to, long length, SoftProtectionDomain pd, boolean zero, int right,
+                   MemorySegment memory, long offset) { }
+        Sge[] sges = {
+            new Sge(stag, baseTo + 100, 32, pd, false, read, m, 100),              // passes: offset from the base TO
+            new Sge(stag, baseTo, PAGE, pd, false, read, m, 0),
+            new Sge(0, phys + 10, 8, pd, true, read, physical, 10),                // STag 0 (V-MR-16)
+            new Sge(stag ^ 1, baseTo, 8, pd, false, read, null, 0),                // wrong key
+            new Sge(stag + 0x100, baseTo, 8, pd, false, read, null, 0),            // no such index
+            new Sge(stag, baseTo, 8, other, false, read, null, 0),                 // another PD
+            new Sge(stag, baseTo, 8, pd, false, AccessRights.LOCAL_WRITE, null, 0), // right not granted
+            new Sge(stag, -8, 16, pd, false, read, null, 0),                       // TO wraps
+            new Sge(stag, baseTo + 1, PAGE, pd, false, read, null, 0),             // out of bounds
+            new Sge(mw.stag(), baseTo, 8, pd, false, read, null, 0),               // a window (V-WR-40)
+            new Sge(0, phys, 8, pd, false, read, null, 0),                         // STag 0 not enabled
+            new Sge(0, phys + PAGE, 1, pd, true, read, null, 0),                   // STag 0 beyond the memory
+            new Sge(stag ^ 1, baseTo, 0, pd, false, read, null, 0),                // zero length: never checked
+        };
+        for (Sge s : sges) {
+            MemorySegment[] memory = {MemorySegment.NULL, MemorySegment.NULL};
+            long[] offset = {-1, -1};
+
+            WorkCompletionStatus st = t.resolveLocal(s.stag(), s.to(), s.length(), s.pd(), s.zero(), s.right(),
+                    memory, offset, 1);
+
+            assertThat(st).as("%s", s).isEqualTo(t.checkLocal(s.stag(), s.to(), s.length(), s.pd(), s.zero(),
+                    s.right()));
+            assertThat(st == null).as("%s passes", s).isEqualTo(s.memory() != null || s.length() == 0);
+            assertThat(memory[0]).isEqualTo(MemorySegment.NULL);
+            assertThat(offset[0]).isEqualTo(-1);
+            if (s.memory() != null) {
+                assertThat(memory[1]).as("%s", s).isSameAs(s.memory());
+                assertThat(offset[1]).as("%s", s).isEqualTo(s.offset());
+            } else {
+                assertThat(memory[1]).as("%s resolves nothing", s).isEqualTo(MemorySegment.NULL);
+                assertThat(offset[1]).as("%s", s).isEqualTo(-1);
+            }
+        }
+    }
+
+    @Test
     void everySlotOfTheTableIsUsableAndAFreedSlotIsReused_V_MR_19() {
         StagTable small = new StagTable(3, MemorySegment.NULL);
         MemoryManager mm = new MemoryManager(owner, small, PAGE, 16, 8, 8, ResourceQuota.UNLIMITED);
