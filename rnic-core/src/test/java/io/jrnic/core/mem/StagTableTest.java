@@ -128,6 +128,11 @@ class StagTableTest extends MemoryFixture {
         assertThat(stag).isNotZero();
         long to = m.address();
         assertThat(big.checkLocal(stag, to, 8, pd, false, AccessRights.LOCAL_READ)).isNull();
+        MemorySegment[] memory = new MemorySegment[1];
+        long[] offset = {-1};
+        assertThat(big.resolveLocal(stag, to + 8, 8, pd, false, AccessRights.LOCAL_READ, memory, offset, 0)).isNull();
+        assertThat(memory[0]).isSameAs(m);
+        assertThat(offset[0]).isEqualTo(8);
         assertThat(big.checkRequestTarget(pd, 1, stag, to, 8, AccessRights.REMOTE_READ, 0, true)).isNull();
         SoftMemoryWindow mw = mm.allocateWindow(pd);
         FakeQp qp = new FakeQp(pd, 1).enables(false, true, false, true);
@@ -176,6 +181,9 @@ class StagTableTest extends MemoryFixture {
                 AddressType.VA_BASED, baseTo, true, VerifyHash.SHA_256);
         SoftMemoryWindow mw = mm.allocateWindow(pd);
         int stag = mr.stag();
+        // a window bound over the region is valid, yet never an SGE (V-WR-40)
+        FakeQp qp = new FakeQp(pd, 1).enables(false, true, false, true);
+        assertThat(mm.bind(qp, mw.stag(), stag, baseTo, 64, AddressType.VA_BASED, AccessRights.REMOTE_READ)).isNull();
         int read = AccessRights.LOCAL_READ;
         long phys = physical.address();
         record Sge(int stag, long to, long length, SoftProtectionDomain pd, boolean zero, int right,
@@ -190,7 +198,7 @@ class StagTableTest extends MemoryFixture {
             new Sge(stag, baseTo, 8, pd, false, AccessRights.LOCAL_WRITE, null, 0), // right not granted
             new Sge(stag, -8, 16, pd, false, read, null, 0),                       // TO wraps
             new Sge(stag, baseTo + 1, PAGE, pd, false, read, null, 0),             // out of bounds
-            new Sge(mw.stag(), baseTo, 8, pd, false, read, null, 0),               // a window (V-WR-40)
+            new Sge(mw.stag(), baseTo, 8, pd, false, read, null, 0),               // a bound window (V-WR-40)
             new Sge(0, phys, 8, pd, false, read, null, 0),                         // STag 0 not enabled
             new Sge(0, phys + PAGE, 1, pd, true, read, null, 0),                   // STag 0 beyond the memory
             new Sge(stag ^ 1, baseTo, 0, pd, false, read, null, 0),                // zero length: never checked
