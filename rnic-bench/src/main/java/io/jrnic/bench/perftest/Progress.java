@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
  * The progress line on stderr of a run that lasts: after {@value #QUIET_SECONDS} s, every
  * {@value #EVERY_SECONDS} s, {@code "<phase>: N iterations, S s"}, rewritten in place with a
  * carriage return and ended with a newline when the phase ends. The measuring loop only writes a
- * counter with an opaque store (no allocation, no lock, no fence: a volatile store's fence per
- * message cost the 64-byte streams 5% of their rate, the packed TCP baseline as much); a daemon
- * thread reads it.
+ * counter with an opaque store (no allocation, no lock, no fence: a volatile store's fence per step
+ * was 6% of a 64-byte Write stream's Java samples, and held the packed TCP baseline of 64-byte
+ * messages back by about a fifth); a daemon thread reads it.
  *
  * <p>Thread safety: {@link #tick()} from the measuring thread, the printer on its own thread.
  */
