@@ -19,6 +19,11 @@
 #
 # Do not run it beside a build or another benchmark: on two vCPUs either moves the figures.
 set -euo pipefail
+usage="usage: $0 ROUNDS NAME=JAR... -- COMMAND [ARGS...]"
+if [[ $# -lt 1 ]]; then
+  echo "$usage" >&2
+  exit 2
+fi
 rounds=$1
 shift
 names=()
@@ -29,7 +34,7 @@ while [[ $# -gt 0 && $1 != -- ]]; do
   shift
 done
 if [[ $# -eq 0 || ${#names[@]} -eq 0 ]]; then
-  echo "usage: $0 ROUNDS NAME=JAR... -- COMMAND [ARGS...]" >&2
+  echo "$usage" >&2
   exit 2
 fi
 shift
