@@ -8,14 +8,15 @@ The loopback perftest commands run the RNIC and its raw-TCP baselines one after 
 (--slice-ms 0), so one recording holds all of them; cut it by time (seconds from the recording's
 first sample) and compare per unit of work (UNITS: GB moved, or messages, in that window; default 1):
 
-    java -XX:+UnlockDiagnosticVMOptions -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit \\
-         -jar rnic-bench.jar ib_write_bw --loopback --baseline -s 65536 -D 6 --slice-ms 0 --mode polling &
-    perf record -e cpu-clock -F 999 -g -p $! -o perf.data
+    perf record -e cpu-clock -F 999 -g -o perf.data -- java -XX:+UnlockDiagnosticVMOptions \\
+         -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit -jar rnic-bench.jar \\
+         ib_write_bw --loopback --baseline -s 65536 -D 6 --slice-ms 0 --mode polling
     perf script -i perf.data | docs/tools/perf-phases.py 999 <writer tid> rnic=1-6/21.3 packed=13-18/28.9 \\
          -- _copy_from_iter tcp_write_xmit release_sock
 
 (the windows and GB from the run's own output; find the phases with a first pass without windows:
-it prints the thread's samples per second). Per window it prints the samples per unit, the share of
+it prints the thread's samples per second). Let perf start the JVM: attached by pid, it misses the
+threads started after the attach, the RNIC's I/O threads among them. Per window it prints the samples per unit, the share of
 them in user space (no system call on the stack), the thread's busy share (samples against FREQ per
 second) and, per SYMBOL (a kernel function or a Java method, as perf names it without its offset),
 the samples per unit whose stack holds it.
