@@ -146,17 +146,7 @@ public final class StagTable {
      */
     public WorkCompletionStatus checkLocal(int stag, long to, long length, SoftProtectionDomain pd, boolean stagZeroAllowed,
                                     int right) {
-        if (length == 0) {
-            return null;
-        }
-        if (StagBinding.wraps(to, length)) {
-            return WorkCompletionStatus.WRAP_ERROR;
-        }
-        if (stag >>> 8 == 0) {
-            return checkStagZero(stag, to, length, stagZeroAllowed);
-        }
-        StagEntry e = lookup(stag);
-        return e == null ? WorkCompletionStatus.INVALID_STAG : checkEntry(e, e.binding, stag, to, length, pd, right);
+        return resolveLocal(stag, to, length, pd, stagZeroAllowed, right, null, null, 0);
     }
 
     /**
@@ -164,8 +154,8 @@ public final class StagTable {
      * are: {@code memory[i]} and {@code offset[i]}, from the binding just checked (one table lookup
      * for both, issue 11). A zero-length SGE is neither checked nor resolved.
      *
-     * @param memory where the SGE's memory segment goes
-     * @param offset where its offset in that segment goes
+     * @param memory where the SGE's memory segment goes; null: check only ({@link #checkLocal})
+     * @param offset where its offset in that segment goes (null with {@code memory})
      * @param i      the SGE's index in both
      * @return null when allowed (and resolved), else the completion status of the violation
      */
@@ -180,7 +170,7 @@ public final class StagTable {
         }
         if (stag >>> 8 == 0) {
             WorkCompletionStatus st = checkStagZero(stag, to, length, stagZeroAllowed);
-            if (st == null) {
+            if (st == null && memory != null) {
                 memory[i] = physicalMemory;
                 offset[i] = to - physicalMemory.address();
             }
@@ -192,7 +182,7 @@ public final class StagTable {
         }
         StagBinding b = e.binding;
         WorkCompletionStatus st = checkEntry(e, b, stag, to, length, pd, right);
-        if (st == null) {
+        if (st == null && memory != null) {
             memory[i] = b.memory();
             offset[i] = b.offsetOf(to);
         }
