@@ -17,10 +17,18 @@ import java.util.concurrent.TimeUnit;
 /**
  * The loopback fixture of {@code ib_read_bw} and {@code ib_atomic_bw}, which the transport harness
  * does not have: two RNICs over 127.0.0.1 ({@link RnicPair}), the active side keeping a window of
- * signaled RDMA Reads (RFC 5040 §4.4) or FetchAdds (RFC 7306 §5.1.1) toward the passive side's
- * region, whose RNIC answers with no application thread. Each {@link #next()} waits for a free
- * slot of the window and posts one more; {@link #drain()} waits for the rest. Waits go through
+ * RDMA Reads (RFC 5040 §4.4) or FetchAdds (RFC 7306 §5.1.1) toward the passive side's region,
+ * whose RNIC answers with no application thread. Each {@link #next()} waits for a free slot of the
+ * window and posts one more; {@link #drain()} waits for the rest. Waits go through
  * {@link CompletionWait}: polling, and in event-loop mode blocking after a short spin.
+ *
+ * <p>As perftest's run_iter_bw: the window is the send queue depth ({@code -t}, 128), not the ORD;
+ * the RNIC keeps {@value #READS} of them on the wire and holds the rest in its send queue (Verbs
+ * V-IRD-9), and one work request in {@value #SIGNAL_EVERY} is signaled (perftest's cq_mod), its
+ * completion retiring the unsignaled ones before it (completions of a send queue come in its
+ * order). Until 2026-11-29 the window was the ORD and every operation signaled: in event-loop mode
+ * that woke the application for about every completion, and the requester's I/O thread spent a
+ * fifth of its time waking it (docs/benchmarks.md).
  *
  * <p>Every completion must be SUCCESS with the posted opcode; {@link #finish()} checks that the
  * FetchAdd counter counts every operation, so a lost or doubled atomic fails the run.
@@ -32,12 +40,16 @@ final class OneSidedStream implements AutoCloseable {
     /** Outstanding Reads or atomics (IRD = ORD of both QPs, perftest's {@code -o} default on most HCAs). */
     static final int READS = 16;
 
+    /** One work request in this many is signaled (the window's, when smaller). */
+    static final int SIGNAL_EVERY = 32;
+
     private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final RnicPair pair;
     private final boolean atomic;
     private final int size;
     private final int window;
+    private final int signalEvery;
     private final QueuePair qp;
     private final CompletionQueue cq;
     private final CompletionWait completions;
@@ -54,6 +66,7 @@ final class OneSidedStream implements AutoCloseable {
         this.atomic = atomic;
         this.size = size;
         this.window = window;
+        this.signalEvery = Math.min(SIGNAL_EVERY, window);
         this.qp = pair.active().qp();
         this.cq = pair.active().cq();
         this.completions = CompletionWait.forRnic(cq, pair.active());
@@ -73,8 +86,8 @@ final class OneSidedStream implements AutoCloseable {
      * @param crc    MPA CRC on the connection
      */
     static OneSidedStream open(boolean atomic, int size, int depth, boolean crc) throws IOException {
-        int window = atomic ? Math.min(depth, READS) : Math.min(depth, READS);
-        RnicPair pair = RnicPair.open(crc, new RnicPair.Depths(window + 1, 1, READS), new RnicPair.Depths(4, 1, READS));
+        // one send queue slot beyond the window: the signaled operation drain() may add
+        RnicPair pair = RnicPair.open(crc, new RnicPair.Depths(depth + 1, 1, READS), new RnicPair.Depths(4, 1, READS));
         try {
             int length = atomic ? 8 : size;
             RnicPair.Region sink = pair.active().register(length);
@@ -82,7 +95,7 @@ final class OneSidedStream implements AutoCloseable {
                     AccessRights.LOCAL_READ | AccessRights.LOCAL_WRITE | AccessRights.REMOTE_READ
                             | AccessRights.REMOTE_WRITE | AccessRights.REMOTE_ATOMIC);
             pair.connect(null, target);
-            return new OneSidedStream(pair, atomic, length, window, sink, target);
+            return new OneSidedStream(pair, atomic, length, depth, sink, target);
         } catch (IOException | RuntimeException | Error e) {
             pair.close();
             throw e;
@@ -104,7 +117,12 @@ final class OneSidedStream implements AutoCloseable {
                 start = 0;
             }
         }
-        wr.reset().wrId(posted).signaled(true);
+        post((posted + 1) % signalEvery == 0);
+    }
+
+    /** Posts operation number {@link #posted}, signaled or not. */
+    private void post(boolean signaled) throws IOException {
+        wr.reset().wrId(posted).signaled(signaled);
         if (atomic) {
             wr.fetchAdd(1).remote(pair.active().peer().stag(), pair.active().peer().to()).sge(sink.stag(), sink.to(), 8);
         } else {
@@ -119,8 +137,14 @@ final class OneSidedStream implements AutoCloseable {
         posted++;
     }
 
-    /** Waits until every posted operation completed. */
+    /**
+     * Waits until every posted operation completed: when the last one posted is unsignaled, first
+     * posts one more, signaled, whose completion retires it (the send queue has a slot for it).
+     */
     void drain() throws IOException {
+        if (completed < posted && posted % signalEvery != 0) {
+            post(true);
+        }
         long start = System.nanoTime();
         while (completed < posted) {
             if (poll() == 0) {
@@ -141,7 +165,9 @@ final class OneSidedStream implements AutoCloseable {
                 throw new IOException("work request failed: " + wc + " on " + pair.active());
             }
         }
-        completed += n;
+        if (n > 0) {
+            completed = batch[n - 1].wrId() + 1; // a signaled completion retires the unsignaled ones before it
+        }
         return n;
     }
 
