@@ -17,6 +17,10 @@
 #
 #   OPTS_off=-Dx=false OPTS_on=-Dx=true docs/tools/bench-ab.sh 3 off=a.jar on=a.jar -- ...
 #
+# At the end a summary: each name's median ratios and their median, and each later name against the
+# first round by round (the differences, how many higher and lower, their median): on a machine whose
+# speed drifts from minute to minute, only a difference that holds pair after pair says something.
+#
 # Do not run it beside a build or another benchmark: on two vCPUs either moves the figures.
 set -euo pipefail
 usage="usage: $0 ROUNDS NAME=JAR... -- COMMAND [ARGS...]"
@@ -40,6 +44,7 @@ fi
 shift
 java=${JAVA:-java}
 ratio=${RATIO:-}
+medians=()
 for ((round = 1; round <= rounds; round++)); do
   for i in "${!names[@]}"; do
     name=${names[$i]}
@@ -47,6 +52,7 @@ for ((round = 1; round <= rounds; round++)); do
     # shellcheck disable=SC2086 # OPTS_<NAME> is a list of options
     out=$("$java" ${!opts_var:-} -jar "${jars[$i]}" "$@" 2>&1) || {
       echo "$name: exit $?: $(echo "$out" | tail -1)"
+      medians[$i]="${medians[$i]:-} nan"
       continue
     }
     if [[ -n $ratio ]]; then
@@ -60,5 +66,33 @@ for ((round = 1; round <= rounds; round++)); do
       kind == "bw" && $1 ~ /^[0-9]+$/ && NF == 6 { printf "%s %s MB/s %s Mpps; ", $6, $4, $5 }
       kind == "lat" && $1 ~ /^[0-9]+$/ && NF == 10 { printf "%s %s us; ", $10, $5 }')
     echo "$name: ${line# } | $rows"
+    median=$(echo "$line" | sed -n 's/.* median \([0-9.]*\)x.*/\1/p')
+    medians[$i]="${medians[$i]:-} ${median:-nan}"
   done
 done
+
+# The summary: each name's round medians and their median; with two or more names, each later
+# name against the first, round by round (alternated runs share the machine's minute): the
+# differences, how many are higher and lower, and their median. For latency a lower ratio is better.
+python3 - "${names[@]}" -- "${medians[@]}" <<'PY'
+import statistics
+import sys
+
+args = sys.argv[1:]
+cut = args.index('--')
+names, lists = args[:cut], [v.split() for v in args[cut + 1:]]
+runs = [[float(x) for x in values if x != 'nan'] for values in lists]
+print('summary:')
+for name, values in zip(names, runs):
+    shown = ' '.join(f'{v:.2f}x' for v in values)
+    print(f'  {name}: {shown} (median {statistics.median(values):.2f}x)' if values else f'  {name}: no figures')
+for name, values in zip(names[1:], lists[1:]):
+    pairs = [(float(a), float(b)) for a, b in zip(lists[0], values) if a != 'nan' and b != 'nan']
+    if not pairs:
+        print(f'  {name} - {names[0]}: no pairs')
+        continue
+    diffs = [b - a for a, b in pairs]
+    shown = ' '.join(f'{d:+.2f}' for d in diffs)
+    print(f'  {name} - {names[0]}, by round: {shown}; higher in {sum(d > 0 for d in diffs)}, '
+          f'lower in {sum(d < 0 for d in diffs)} of {len(diffs)}; median {statistics.median(diffs):+.2f}')
+PY
