@@ -59,6 +59,8 @@ final class OneSidedStream implements AutoCloseable {
     private final WorkCompletion[] batch = new WorkCompletion[32];
     private long posted;
     private long completed;
+    /** Completions taken from the CQ (tests: one per signaled operation). */
+    private long completionsTaken;
 
     private OneSidedStream(RnicPair pair, boolean atomic, int size, int window, RnicPair.Region sink,
                            RnicPair.Region target) {
@@ -167,8 +169,19 @@ final class OneSidedStream implements AutoCloseable {
         }
         if (n > 0) {
             completed = batch[n - 1].wrId() + 1; // a signaled completion retires the unsignaled ones before it
+            completionsTaken += n;
         }
         return n;
+    }
+
+    /** {@return the operations posted so far, the ones {@link #drain()} added included} */
+    long posted() {
+        return posted;
+    }
+
+    /** {@return the completions taken from the CQ so far} */
+    long completionsTaken() {
+        return completionsTaken;
     }
 
     /**
