@@ -9,6 +9,7 @@ import io.jrnic.api.VerbsException;
 import io.jrnic.api.WorkCompletion;
 import io.jrnic.api.WorkCompletionStatus;
 import io.jrnic.bench.transport.CompletionWait;
+import io.jrnic.bench.transport.RnicMessageStream;
 import io.jrnic.bench.transport.RnicPair;
 import java.io.IOException;
 import java.lang.foreign.ValueLayout;
@@ -40,8 +41,8 @@ final class OneSidedStream implements AutoCloseable {
     /** Outstanding Reads or atomics (IRD = ORD of both QPs, perftest's {@code -o} default on most HCAs). */
     static final int READS = 16;
 
-    /** One work request in this many is signaled (the window's, when smaller). */
-    static final int SIGNAL_EVERY = 32;
+    /** One work request in this many is signaled (the window's, when smaller): as the Write and Send streams. */
+    static final int SIGNAL_EVERY = RnicMessageStream.SIGNAL_EVERY;
 
     private static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(30);
 

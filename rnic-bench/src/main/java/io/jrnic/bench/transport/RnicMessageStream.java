@@ -59,8 +59,8 @@ public final class RnicMessageStream implements MessageStream {
     /** Outstanding work requests (sender SQ depth), and slots in the source and in the Write sink. */
     static final int WINDOW = 128;
 
-    /** Every this many work requests one is signaled. */
-    static final int SIGNAL_EVERY = 32;
+    /** Every this many work requests one is signaled (also the one-sided streams' interval, perftest's cq_mod). */
+    public static final int SIGNAL_EVERY = 32;
 
     /** Receives the sender keeps posted for credit messages. */
     static final int CREDIT_RECEIVES = 8;
