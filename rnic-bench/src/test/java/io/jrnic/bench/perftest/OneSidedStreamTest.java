@@ -30,6 +30,8 @@ class OneSidedStreamTest {
                 stream.drain();
                 assertThat(stream.posted()).as("a drain after an unsignaled operation adds a signaled one").isEqualTo(75);
                 assertThat(stream.completionsTaken()).isEqualTo(3);
+                stream.drain();
+                assertThat(stream.posted()).as("a drain with nothing outstanding adds none").isEqualTo(75);
             } finally {
                 stream.finish(); // for FetchAdds: the counter must equal the 75 operations
             }
