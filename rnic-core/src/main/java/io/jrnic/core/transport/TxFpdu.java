@@ -151,15 +151,26 @@ final class TxFpdu extends SegmentByteBuf {
     private ByteBuffer ownView = ByteBuffer.allocateDirect(INITIAL_OWN);
     private MemorySegment own = MemorySegment.ofBuffer(ownView);
 
-    /** Per piece: the view (a reusable duplicate), its first position, its first byte in the FPDU. */
-    private ByteBuffer[] views = new ByteBuffer[INITIAL_PIECES];
+    /**
+     * Per piece: where its bytes are (the own area, a payload segment, or for a region beyond 2 GiB
+     * a slice's view), its first offset there, its first byte in the FPDU. A piece is these
+     * numbers only; its {@link ByteBuffer} view is made or repositioned when something reads the
+     * piece through a buffer ({@link #view}): on NIO sockets at {@link #finish}, on epoll only
+     * when netty writes (the direct writer reads {@link #iovecs}) or a CRC is computed, so a piece
+     * there touches no buffer object (issue 11: fewer cache lines per message).
+     */
     private int[] viewStart = new int[INITIAL_PIECES];
     private int[] pieceStart = new int[INITIAL_PIECES + 1];
-    /** Per piece: the segment the reusable payload duplicate views (identity cache), null for own duplicates. */
+    /** Per piece: the payload segment (null: an own piece, or a region beyond 2 GiB). */
     private MemorySegment[] viewSource = new MemorySegment[INITIAL_PIECES];
-    /** Per piece of a region beyond 2 GiB (no cached source): the native address of its view's index 0 ({@link #iovecs}). */
+    /** Per piece of a region beyond 2 GiB: the native address of its view's index 0 ({@link #iovecs}). */
     private long[] viewBase = new long[INITIAL_PIECES];
     private boolean[] viewIsOwn = new boolean[INITIAL_PIECES];
+    /** Per slot: a reusable view (a duplicate), and what it duplicates (identity cache: a segment, the own area's buffer). */
+    private ByteBuffer[] views = new ByteBuffer[INITIAL_PIECES];
+    private Object[] viewOf = new Object[INITIAL_PIECES];
+    /** Views this message has made (tests: none on epoll until netty asks for buffers, bounded on NIO). */
+    private int viewsMade;
     /**
      * {@link #views} up to {@link #pieces}, then null (what {@link #nioBuffers()} returns; netty's
      * ChannelOutboundBuffer ends a message's buffers at the first null, so the array is reused).
@@ -198,6 +209,11 @@ final class TxFpdu extends SegmentByteBuf {
     /** FPDUs in this message. */
     int fpdus() {
         return fpdus;
+    }
+
+    /** Views this object has made so far (tests). */
+    int viewsMade() {
+        return viewsMade;
     }
 
     /** Bytes of this message (its FPDUs back to back). */
@@ -321,7 +337,7 @@ final class TxFpdu extends SegmentByteBuf {
      * (its first byte in this message) to its CRC field -- the last {@value Fpdu#CRC_LENGTH} octets
      * of the own area -- in wire order, and stores it there. Runs over this message's own cached
      * views (no per-segment view is made, so it allocates nothing however the payload segments
-     * alternate) and leaves them as they were.
+     * alternate); {@link #finish} positions them afresh.
      */
     private void writeCrc(CRC32C crc, int fpduStart) {
         crc.reset();
@@ -332,14 +348,11 @@ final class TxFpdu extends SegmentByteBuf {
             if (pieceTo <= pieceFrom) {
                 continue;
             }
-            ByteBuffer v = views[i];
+            ByteBuffer v = view(i);
             int from = viewStart[i] + pieceFrom - pieceStart[i];
             int to = viewStart[i] + pieceTo - pieceStart[i];
-            int limit = v.limit();
-            int position = v.position();
             v.limit(to).position(from);
             crc.update(v);
-            v.limit(limit).position(position);
         }
         own.set(CRC_FIELD, ownUsed - Fpdu.CRC_LENGTH, Crc32c.toWire((int) crc.getValue()));
     }
@@ -371,20 +384,8 @@ final class TxFpdu extends SegmentByteBuf {
             ByteBuffer grown = ByteBuffer.allocateDirect((int) Math.max(size, 2 * own.byteSize()));
             MemorySegment grownArea = MemorySegment.ofBuffer(grown);
             MemorySegment.copy(own, 0, grownArea, 0, ownUsed);
-            ownView = grown;
+            ownView = grown;   // the own pieces' cached views duplicate the old area: view() replaces them
             own = grownArea;
-            for (int i = 0; i < viewIsOwn.length; i++) {
-                if (viewIsOwn[i]) {
-                    if (i < pieces) {    // a piece of this message: the same range of the new area
-                        ByteBuffer v = ownView.duplicate();
-                        v.limit(viewStart[i] + pieceStart[i + 1] - pieceStart[i]).position(viewStart[i]);
-                        views[i] = v;
-                    } else {
-                        views[i] = null; // duplicates of the old area
-                        viewIsOwn[i] = false;
-                    }
-                }
-            }
         }
         return own;
     }
@@ -392,43 +393,28 @@ final class TxFpdu extends SegmentByteBuf {
     /** Appends a piece: a range of {@link #ownArea} (segment == null) or of a payload segment. */
     private void addPiece(MemorySegment payload, long offset, int len) {
         int i = pieces;
-        if (i == views.length) {
+        if (i == viewStart.length) {
             grow();
         }
         if (payload == null && i > 0 && viewIsOwn[i - 1]
                 && viewStart[i - 1] + pieceStart[i] - pieceStart[i - 1] == offset) {
             // continues the previous own piece in the area: one buffer, one iovec
-            ByteBuffer last = views[i - 1];
-            last.limit(last.limit() + len);
             length += len;
             pieceStart[i] = length;
             return;
         }
-        ByteBuffer v = views[i];
-        if (payload == null) {
-            if (v == null || !viewIsOwn[i]) {
-                v = ownView.duplicate();
-                views[i] = v;
-                viewIsOwn[i] = true;
-                viewSource[i] = null;
-            }
-        } else if (payload.byteSize() > Integer.MAX_VALUE) {
-            // Rare: a region beyond 2 GiB has no whole-segment ByteBuffer view.
-            v = payload.asSlice(offset, len).asByteBuffer();
+        viewIsOwn[i] = payload == null;
+        if (payload != null && payload.byteSize() > Integer.MAX_VALUE) {
+            // Rare: a region beyond 2 GiB has no whole-segment ByteBuffer view; this slice's is the piece's.
+            ByteBuffer v = payload.asSlice(offset, len).asByteBuffer();
             viewBase[i] = payload.address() + offset;
             offset = 0;
             views[i] = v;
-            viewIsOwn[i] = false;
+            viewOf[i] = v;
             viewSource[i] = null;
-        } else if (v == null || viewIsOwn[i] || viewSource[i] != payload) {
-            v = NativeViews.view(payload);     // plain for RNIC memory: the gathering write allocates nothing
-            views[i] = v;
-            viewIsOwn[i] = false;
+        } else {
             viewSource[i] = payload;
         }
-        v.clear();
-        v.position((int) offset);
-        v.limit((int) offset + len);
         viewStart[i] = (int) offset;
         pieceStart[i] = length;
         length += len;
@@ -436,9 +422,40 @@ final class TxFpdu extends SegmentByteBuf {
         pieceStart[pieces] = length;
     }
 
+    /**
+     * Piece {@code i}'s view, positioned and limited to the whole piece: the slot's cached view when
+     * it duplicates the piece's memory, else a new duplicate cached for the next message (plain for
+     * RNIC memory, so a gathering write allocates nothing; warm-up only while a slot's sources vary).
+     */
+    private ByteBuffer view(int i) {
+        ByteBuffer v = views[i];
+        if (viewIsOwn[i]) {
+            if (viewOf[i] != ownView) {
+                v = ownView.duplicate();
+                views[i] = v;
+                viewOf[i] = ownView;
+                viewsMade++;
+            }
+        } else {
+            MemorySegment source = viewSource[i];
+            if (source != null && viewOf[i] != source) {    // null: the slice view of a region beyond 2 GiB
+                v = NativeViews.view(source);
+                views[i] = v;
+                viewOf[i] = source;
+                viewsMade++;
+            }
+        }
+        int from = viewStart[i];
+        v.clear();
+        v.position(from);
+        v.limit(from + pieceStart[i + 1] - pieceStart[i]);
+        return v;
+    }
+
     private void grow() {
-        int n = 2 * views.length;
+        int n = 2 * viewStart.length;
         views = java.util.Arrays.copyOf(views, n);
+        viewOf = java.util.Arrays.copyOf(viewOf, n);
         viewStart = java.util.Arrays.copyOf(viewStart, n);
         pieceStart = java.util.Arrays.copyOf(pieceStart, n + 1);
         viewSource = java.util.Arrays.copyOf(viewSource, n);
@@ -448,8 +465,8 @@ final class TxFpdu extends SegmentByteBuf {
 
     /**
      * Describes the bytes not yet written ({@code [readerIndex, length)}) to the kernel as
-     * {@code struct iovec}s (base address, length; 16 bytes each) from entry {@code at} of
-     * {@code iov} on ({@link DirectWriter}). Only where the socket takes bare addresses ({@link SocketKind#EPOLL}):
+     * {@code struct iovec}s (base address, length: two longs each) from entry {@code at} of
+     * {@code iov} on ({@link DirectWriter}, which copies them to native memory in one go). Only where the socket takes bare addresses ({@link SocketKind#EPOLL}):
      * every payload piece there is native memory (see the class comment).
      *
      * @param iov   the iovec array
@@ -457,7 +474,7 @@ final class TxFpdu extends SegmentByteBuf {
      * @param limit the number of entries the array holds
      * @return the entry after the last one filled, or -1 (nothing filled) when they would not fit
      */
-    int iovecs(MemorySegment iov, int at, int limit) {
+    int iovecs(long[] iov, int at, int limit) {
         int index = readerIndex();
         if (index >= length) {
             return at;
@@ -474,8 +491,8 @@ final class TxFpdu extends SegmentByteBuf {
             int skip = Math.max(0, index - pieceStart[i]);
             long base = viewIsOwn[i] ? ownBase : viewSource[i] != null ? viewSource[i].address() : viewBase[i];
             base += viewStart[i] + skip;
-            iov.setAtIndex(ValueLayout.JAVA_LONG, 2L * at, base);
-            iov.setAtIndex(ValueLayout.JAVA_LONG, 2L * at + 1, pieceStart[i + 1] - pieceStart[i] - skip);
+            iov[2 * at] = base;
+            iov[2 * at + 1] = pieceStart[i + 1] - pieceStart[i] - skip;
             at++;
         }
         return at;
@@ -484,10 +501,15 @@ final class TxFpdu extends SegmentByteBuf {
     /** Completes the message before it is handed to netty: readable bytes = its FPDUs. */
     TxFpdu finish() {
         setIndex(0, length);
+        if (!pool.writesAdvanceViews) {
+            return this;           // the views are made when netty asks for a range (ranged)
+        }
         if (exact == null || exact.length <= pieces) {
             exact = new ByteBuffer[views.length + 1];
         }
-        System.arraycopy(views, 0, exact, 0, pieces);
+        for (int i = 0; i < pieces; i++) {
+            exact[i] = view(i);    // the writes advance these: written() reads them afterwards
+        }
         exact[pieces] = null;      // netty's ChannelOutboundBuffer stops at the first null
         return this;
     }
@@ -572,12 +594,11 @@ final class TxFpdu extends SegmentByteBuf {
         }
         for (int k = 0; k < n; k++) {
             int i = first + k;
-            ByteBuffer v = views[i];
+            ByteBuffer v = view(i);
             int from = viewStart[i] + Math.max(0, index - pieceStart[i]);
             int to = viewStart[i] + Math.min(pieceStart[i + 1], end) - pieceStart[i];
-            v.clear();
-            v.position(from);
             v.limit(to);
+            v.position(from);
             out[k] = v;
         }
         return out;
@@ -585,16 +606,15 @@ final class TxFpdu extends SegmentByteBuf {
 
     @Override
     public ByteBuffer internalNioBuffer(int index, int len) {
-        if (pieces == 1 && index == 0 && len == length) {
-            return views[0];
+        if (pieces == 1 && pool.writesAdvanceViews && index == 0 && len == length) {
+            return views[0];       // positioned by finish(); the write advances it
         }
         if (pieces == 1 && !pool.writesAdvanceViews) {
-            // epoll resumes a partial write of a one-piece FPDU from its reader index
+            // epoll writes a one-piece FPDU from its reader index (also resuming a partial write)
             checkIndex(index, len);
-            ByteBuffer v = views[0];
-            v.clear();
-            v.position(viewStart[0] + index);
+            ByteBuffer v = view(0);
             v.limit(viewStart[0] + index + len);
+            v.position(viewStart[0] + index);
             return v;
         }
         return copyOut(index, len);
@@ -637,7 +657,12 @@ final class TxFpdu extends SegmentByteBuf {
         while (pieceStart[i + 1] <= index) {
             i++;
         }
-        return views[i].get(viewStart[i] + index - pieceStart[i]);
+        long at = viewStart[i] + index - pieceStart[i];
+        if (viewIsOwn[i]) {
+            return own.get(ValueLayout.JAVA_BYTE, at);
+        }
+        MemorySegment source = viewSource[i];
+        return source != null ? source.get(ValueLayout.JAVA_BYTE, at) : views[i].get((int) at);
     }
 
     @Override

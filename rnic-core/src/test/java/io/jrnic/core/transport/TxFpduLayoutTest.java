@@ -196,7 +196,7 @@ class TxFpduLayoutTest {
         byte[] wire = new byte[message.length()];
         System.arraycopy(expected(size), 0, wire, 0, HEADER + size + TRAILER);
         System.arraycopy(expected(64), 0, wire, HEADER + size + TRAILER, HEADER + 64 + TRAILER);
-        MemorySegment iov = arena.allocate(16 * 8, 8);
+        long[] iov = new long[2 * 8];
         int[] starts = {0, 5, HEADER, HEADER + 7, HEADER + size + 2, wire.length - 1};
         for (int from : starts) {
             message.readerIndex(from);
@@ -206,7 +206,7 @@ class TxFpduLayoutTest {
         }
         message.readerIndex(HEADER + 7);
         assertThat(message.iovecs(iov, 0, 8)).as("the rest of the view, then the merged own bytes").isEqualTo(2);
-        assertThat(iov.getAtIndex(ValueLayout.JAVA_LONG, 0)).as("the view is the payload's memory, not a copy")
+        assertThat(iov[0]).as("the view is the payload's memory, not a copy")
                 .isEqualTo(payload.address() + 7);
         assertThat(message.iovecs(iov, 6, 8)).as("those two fit in the last two").isEqualTo(8);
         message.readerIndex(HEADER);
@@ -251,12 +251,145 @@ class TxFpduLayoutTest {
         assertThat(bytes(message.nioBuffers())).as("the writer's FPDUs with their CRCs").isEqualTo(wire.toByteArray());
     }
 
+    @Test
+    void onEpollAPieceMakesNoBufferUntilNettyAsksForOne() {
+        // the direct writer reads addresses (iovecs): no ByteBuffer view is made or moved per piece
+        TxFpdu.Pool epoll = new TxFpdu.Pool((token, fpdus) -> { }, SocketKind.EPOLL, () -> true);
+        try (Arena confined = Arena.ofShared()) {
+            NativeViews.trust(confined.scope());
+            try {
+                int size = TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 100;
+                MemorySegment payload = stablePayload(confined, size);
+                byte[] one = expected(size);
+                TxFpdu message = null;
+                for (int round = 0; round < 50; round++) {
+                    message = epoll.take();
+                    for (int n = 0; n < 3; n++) {
+                        appendFrom(epoll, message, payload, size);
+                    }
+                    message.finish();
+                    long[] iov = new long[2 * 16];
+                    int end = message.iovecs(iov, 0, 16);
+                    byte[] wire = bytesAt(iov, 0, end);
+                    assertThat(wire).hasSize(3 * one.length);
+                    assertThat(java.util.Arrays.copyOfRange(wire, 2 * one.length, 3 * one.length)).isEqualTo(one);
+                    byte[] read = new byte[message.readableBytes()];
+                    message.getBytes(0, read, 0, read.length);
+                    assertThat(read).as("the ByteBuf accessors read the pieces' memory").isEqualTo(wire);
+                    if (round < 49) {
+                        message.release();
+                    }
+                }
+                assertThat(message.viewsMade()).as("views made over 50 messages of 3 FPDUs").isZero();
+                int from = HEADER + 5;
+                int len = 2 * one.length;
+                byte[] range = java.util.Arrays.copyOfRange(concat(one, one, one), from, from + len);
+                assertThat(bytes(message.nioBuffers(from, len))).as("netty's write asks: views, made now")
+                        .isEqualTo(range);
+                assertThat(message.viewsMade()).isPositive();
+                message.release();
+            } finally {
+                NativeViews.distrust(confined.scope());
+            }
+        }
+    }
+
+    @Test
+    void onEpollTheOwnPiecesViewsFollowTheAreaWhenItGrows() {
+        TxFpdu.Pool epoll = new TxFpdu.Pool((token, fpdus) -> { }, SocketKind.EPOLL, () -> true);
+        TxFpdu message = epoll.take();
+        fillOwn(message, 16, 1);
+        assertThat(bytes(message.finish().nioBuffers(0, 16))).isEqualTo(ownBytes(16, 1)); // a view of the first area
+        message.release();
+        TxFpdu again = epoll.take();
+        assertThat(again).as("the pool hands the same object back").isSameAs(message);
+        int grown = 16 * 128;     // more than the first area: the area is replaced
+        fillOwn(again, grown, 2);
+        assertThat(bytes(again.finish().nioBuffers(0, grown))).as("a view of the new area, not the old one's")
+                .isEqualTo(ownBytes(grown, 2));
+        ByteBuffer one = again.internalNioBuffer(3, grown - 3);
+        byte[] tail = new byte[one.remaining()];
+        one.duplicate().get(tail);
+        assertThat(tail).isEqualTo(java.util.Arrays.copyOfRange(ownBytes(grown, 2), 3, grown));
+    }
+
+    @Test
+    void onEpollTheCrcIsComputedOverTheWireBytes() {
+        TxFpdu.Pool epoll = new TxFpdu.Pool((token, fpdus) -> { }, SocketKind.EPOLL, () -> true);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        MemorySegment scratch = Arena.global().allocate(HEADER + TRAILER);   // stable memory: views, not copies
+        for (int i = 0; i < HEADER; i++) {
+            scratch.set(ValueLayout.JAVA_BYTE, i, (byte) (100 + i));
+        }
+        int size = TxFpdu.SMALL_PAYLOAD_COPY_LIMIT + 9;
+        MemorySegment payload = stablePayload(Arena.global(), size);
+        TxFpdu message = epoll.take();
+        MemorySegment[] segments = {scratch, payload, scratch};
+        int[] lengths = {HEADER, size, TRAILER};
+        message.append(scratch, HEADER + TRAILER, segments, new long[] {0, 0, HEADER}, lengths, 3,
+                epoll.ownBytes(scratch, segments, lengths, 3), crc, -1);
+        message.finish();
+        long[] iov = new long[2 * 8];
+        byte[] wire = bytesAt(iov, 0, message.iovecs(iov, 0, 8));
+        java.util.zip.CRC32C reference = new java.util.zip.CRC32C();
+        reference.update(wire, 0, wire.length - TRAILER);
+        int value = io.jrnic.mpa.Crc32c.toWire((int) reference.getValue());
+        assertThat(java.nio.ByteBuffer.wrap(wire, wire.length - TRAILER, TRAILER).getInt()).isEqualTo(value);
+        assertThat(java.util.Arrays.copyOf(wire, HEADER + size)).isEqualTo(java.util.Arrays.copyOf(expected(size), HEADER + size));
+    }
+
+    /** Appends own octets {@code [0, n)} = (seed + i), framed into the own area as one FPDU. */
+    private static void fillOwn(TxFpdu message, int n, int seed) {
+        MemorySegment room = message.ownRoom(n);
+        byte[] b = ownBytes(n, seed);
+        for (int i = 0; i < n; i++) {
+            room.set(ValueLayout.JAVA_BYTE, message.ownUsed() + i, b[i]);
+        }
+        message.appendOwn(n, null, -1);
+    }
+
+    private static byte[] ownBytes(int n, int seed) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) {
+            b[i] = (byte) (seed * 31 + i);
+        }
+        return b;
+    }
+
+    private static MemorySegment stablePayload(Arena arena, int size) {
+        MemorySegment payload = arena.allocate(size);
+        for (int i = 0; i < size; i++) {
+            payload.set(ValueLayout.JAVA_BYTE, i, (byte) i);
+        }
+        return payload;
+    }
+
+    /** Appends an FPDU of header + {@code payload} (kept a view where the pool allows) + trailer. */
+    private void appendFrom(TxFpdu.Pool from, TxFpdu message, MemorySegment payload, int size) {
+        MemorySegment scratch = arena.allocate(HEADER + TRAILER);
+        for (int i = 0; i < HEADER + TRAILER; i++) {
+            scratch.set(ValueLayout.JAVA_BYTE, i, (byte) (100 + i));
+        }
+        MemorySegment[] segments = {scratch, payload, scratch};
+        int[] lengths = {HEADER, size, TRAILER};
+        message.append(scratch, HEADER + TRAILER, segments, new long[] {0, 0, HEADER}, lengths, 3,
+                from.ownBytes(scratch, segments, lengths, 3), null, -1);
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
+
     /** The bytes of iovec entries {@code [first, end)}, in order. */
-    private static byte[] bytesAt(MemorySegment iov, int first, int end) {
+    private static byte[] bytesAt(long[] iov, int first, int end) {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         for (int i = first; i < end; i++) {
-            long base = iov.getAtIndex(ValueLayout.JAVA_LONG, 2L * i);
-            long len = iov.getAtIndex(ValueLayout.JAVA_LONG, 2L * i + 1);
+            long base = iov[2 * i];
+            long len = iov[2 * i + 1];
             out.writeBytes(MemorySegment.ofAddress(base).reinterpret(len).toArray(ValueLayout.JAVA_BYTE));
         }
         return out.toByteArray();
