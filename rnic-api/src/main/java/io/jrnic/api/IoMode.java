@@ -10,10 +10,12 @@ package io.jrnic.api;
  */
 public enum IoMode {
     /**
-     * The RNIC's I/O threads run all protocol work and block on the sockets when idle (the
-     * default). A post hands its work request to the QP's I/O thread, and the completion reaches the
-     * polling thread through the CQ: no application thread spins, and each hop that finds its thread
-     * asleep pays a wake-up (docs/benchmarks.md).
+     * The RNIC's I/O threads run the protocol work and block on the sockets when idle (the
+     * default): they read, place and complete everything that arrives, and the completion reaches
+     * the polling thread through the CQ. No application thread spins; each hop that finds its thread
+     * asleep pays a wake-up (docs/benchmarks.md). A post made while its connection's I/O thread waits
+     * on the sockets frames and writes on the posting thread ({@link RnicConfig#callerTransmit}, on by
+     * default, epoll transport); otherwise, and always on NIO, it is handed to the I/O thread.
      */
     EVENT_LOOP,
 

@@ -106,6 +106,9 @@ class ApiValuesTest {
     void pollingSettingsAreCheckedAndTheSpinMayBeTurnedOff() {
         RnicConfig c = new RnicConfig();
         assertThat(c.pollingSpin()).isEqualTo(java.time.Duration.ofNanos(50_000));
+        assertThat(c.callerTransmit()).as("posts transmit on the caller by default").isTrue();
+        assertThat(c.callerTransmit(false).callerTransmit()).isFalse();
+        c.callerTransmit(true);
         assertThat(c.pollingSpin(java.time.Duration.ZERO).pollingSpin()).isZero();
         assertThatThrownBy(() -> c.pollingSpin(java.time.Duration.ofNanos(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("pollingSpin");

@@ -134,7 +134,7 @@ public final class SoftRnic implements Rnic {
                 .physicalMemory(c.physicalMemory()).extensions(c.extensions())
                 .pdQuota(c.pdQuota()).srqFairShare(c.srqFairShare()).packetCapture(c.packetCapture())
                 .ioMode(c.ioMode()).ioTransport(c.ioTransport()).pollingTakeover(c.pollingTakeover())
-                .pollingSpin(c.pollingSpin()).ioThreads(c.ioThreads());
+                .pollingSpin(c.pollingSpin()).callerTransmit(c.callerTransmit()).ioThreads(c.ioThreads());
     }
 
     /**

@@ -72,6 +72,11 @@ public final class RnicPair implements AutoCloseable {
     static final Duration POLLING_TAKEOVER = Duration.ofNanos(1000
             * Long.getLong("jrnic.bench.pollingTakeoverMicros", 1000));
     /**
+     * RnicConfig.callerTransmit (event-loop mode on epoll): {@code -Djrnic.bench.callerTransmit=false}
+     * hands every post to the I/O thread, as before 2026-11-29 (docs/benchmarks.md); default true.
+     */
+    static final boolean CALLER_TRANSMIT = Boolean.parseBoolean(System.getProperty("jrnic.bench.callerTransmit", "true"));
+    /**
      * RnicConfig.pollingSpin of the pairs opened from now on: {@code -Djrnic.bench.pollingSpinMicros}
      * (microseconds, default 50) until {@link #pollingSpin(Duration)} changes it (the perftest
      * commands' {@code --polling-spin-us}).
@@ -297,7 +302,7 @@ public final class RnicPair implements AutoCloseable {
 
         Side(String name, Depths depths, IoMode mode, Duration spin) {
             rnic = Rnic.open(new RnicConfig().name(name).ioMode(mode).pollingTakeover(POLLING_TAKEOVER)
-                    .pollingSpin(spin).ioTransport(ioTransport()));
+                    .pollingSpin(spin).callerTransmit(CALLER_TRANSMIT).ioTransport(ioTransport()));
             try {
                 rnic.setAsyncEventHandler((r, event) -> lastEvent = event);
                 pd = rnic.allocatePd();

@@ -234,7 +234,8 @@ public final class SoftConnectionManager implements ConnectionManager {
                 .connectTimeout(s.setupTimeout()).closeTimeout(s.closeTimeout()).firstFpduDelay(s.firstFpduDelay())
                 .emss(s.emss()).ioMode(rnic.config().ioMode()).ioTransport(ioTransport)
                 .pollingTakeover(rnic.config().pollingTakeover())
-                .pollingSpin(rnic.config().pollingSpin()).eventLoopThreads(rnic.config().ioThreads()).build();
+                .pollingSpin(rnic.config().pollingSpin()).callerTransmit(rnic.config().callerTransmit())
+                .eventLoopThreads(rnic.config().ioThreads()).build();
         if (capture == null && rnic.config().packetCapture() != null) {
             capture = PacketCapture.open(rnic.config().packetCapture(), rnic.name());
         }

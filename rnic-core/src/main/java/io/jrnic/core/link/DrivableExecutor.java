@@ -53,6 +53,17 @@ public interface DrivableExecutor extends Executor {
     void yieldToIoThread();
 
     /**
+     * Whether polls of a CQ should drive this executor: true in polling mode; false where its I/O
+     * thread serves the sockets all the time and only posts run on their threads (event-loop mode
+     * with posts on the caller).
+     *
+     * @return true if CQ polls drive it
+     */
+    default boolean drivesOnPoll() {
+        return true;
+    }
+
+    /**
      * Whether the calling thread is running this executor's work right now (its I/O thread, or a
      * thread inside {@link #drive()} or {@link #runQueued()}).
      *

@@ -1087,7 +1087,7 @@ public final class SoftQueuePair implements QueuePair, QpMemoryView {
             link = new Link();
             transport.start(context, link, pendingStreamMessage);
             DrivableExecutor driver = transport.driver();
-            if (driver != null) { // IoMode.POLLING: polls of these CQs run this connection's receive work
+            if (driver != null && driver.drivesOnPoll()) { // IoMode.POLLING: polls of these CQs run this connection's receive work
                 sendCq.addDriver(driver);
                 receiveCq.addDriver(driver);
             }

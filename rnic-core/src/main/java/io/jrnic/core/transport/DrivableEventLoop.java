@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The event loop of {@code IoMode.POLLING}: a netty {@link IoEventLoop} that is not tied to one
+ * The event loop of {@code IoMode.POLLING} (and of {@code IoMode.EVENT_LOOP} on epoll with posts on the
+ * caller, below): a netty {@link IoEventLoop} that is not tied to one
  * thread. Whoever holds its <em>driver</em> slot is, for that time, the loop's thread
  * ({@link #inEventLoop(Thread)}): an application thread inside {@link #drive()} (a CQ poll),
  * {@link #tryRun} or {@link #runQueued()} (after a post), or the loop's own I/O thread. One holder
@@ -49,7 +50,21 @@ import java.util.concurrent.locks.LockSupport;
  *           ask for the loop back              parks for a takeover period
  * </pre>
  *
- * Latency: an application that busy-polls its CQ runs every read, placement, completion and write
+ * <p><b>Event-loop mode with posts on the caller</b> ({@code IoMode.EVENT_LOOP},
+ * {@code RnicConfig.callerTransmit}, epoll): the I/O thread is an ordinary event loop, never parked
+ * for a takeover period and never spinning, except that it waits in epoll <em>without</em> the slot.
+ * netty's epoll handler asks its context for the deadline right before it waits
+ * ({@code deadlineNanos()}) and whether to report I/O time right after, before it handles the ready
+ * events ({@code shouldReportActiveIoTime()}); the loop gives the slot up in the first and takes it
+ * back in the second (waiting, parked, for a poster that holds it). While the I/O thread waits, a
+ * post's {@link #tryRun} finds the slot free and frames and writes on the posting thread, as a
+ * polling-mode post does; while it works, the post's run is queued and the I/O thread runs it
+ * after the events. Nothing of netty's handler runs off the I/O thread meanwhile: CQ polls do not
+ * drive this loop ({@link #drivesOnPoll()}), and a {@link #drive()} runs the queued tasks only. The
+ * wait's delay is taken before the slot goes (the scheduled tasks belong to its holder then); a
+ * holder that schedules an earlier task wakes the I/O thread when it leaves.
+ *
+ * <p>Latency: an application that busy-polls its CQ runs every read, placement, completion and write
  * of its connections itself, with no wake-up in the path. Progress without the application: when
  * nobody drove for {@code takeoverNanos}, the I/O thread serves the sockets as an ordinary event
  * loop (a passive RDMA target, a socket that would block, an application waiting on a monitor);
@@ -110,6 +125,26 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private volatile long quietPeriodNanos;
     private volatile long shutdownTimeoutNanos;
 
+    /**
+     * Event-loop mode with posts on the caller (epoll): the I/O thread is the loop's receiver and
+     * never parks for a takeover period, but it waits in epoll without the slot, so that a post
+     * finds the loop free and frames and writes on the posting thread (see the class comment).
+     */
+    private final boolean callerPosts;
+    /** The I/O thread wants the slot back (a poster holds it): releasers unpark it. */
+    private volatile boolean ioWantsSlot;
+    /**
+     * The I/O thread gave the slot up for its wait in epoll (callerPosts): from the handler's
+     * {@code deadlineNanos()} until its {@code shouldReportActiveIoTime()} after the wait. Written
+     * and read by the I/O thread; read by a slot holder meanwhile (after its CAS).
+     */
+    private boolean releasedForWait;
+    /** The scheduled-task deadline the I/O thread's wait was computed for (netty's ticker; -1: none). */
+    private long waitDeadline;
+    /** The wait's delay and when it was computed (System.nanoTime()): netty asks for it after the release. */
+    private long waitDelayNanos;
+    private long waitComputedAt;
+
     private final IoHandlerContext nonBlocking = new IoHandlerContext() {
         @Override
         public boolean canBlock() {
@@ -130,19 +165,43 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final IoHandlerContext blocking = new IoHandlerContext() {
         @Override
         public boolean canBlock() {
+            if (releasedForWait) {
+                // the slot is out: the scheduled tasks are the holder's now; the delay was taken before
+                return tasks.isEmpty() && waitDelayNanos - (System.nanoTime() - waitComputedAt) > 0
+                        && !handBack.get() && state.get() == STARTED;
+            }
             // ioBlocking was set before this check: a task queued after it wakes the selector
             return tasks.isEmpty() && !hasScheduledTasks() && !handBack.get() && state.get() == STARTED;
         }
 
         @Override
         public long delayNanos(long currentTimeNanos) {
+            if (releasedForWait) {
+                return Math.max(0, waitDelayNanos - (System.nanoTime() - waitComputedAt));
+            }
             return DrivableEventLoop.this.delayNanos(currentTimeNanos, TimeUnit.SECONDS.toNanos(1));
         }
 
         @Override
         public long deadlineNanos() {
             long next = nextScheduledTaskDeadlineNanos();
-            return next == -1 ? getCurrentTimeNanos() + TimeUnit.SECONDS.toNanos(1) : next;
+            long deadline = next == -1 ? getCurrentTimeNanos() + TimeUnit.SECONDS.toNanos(1) : next;
+            if (callerPosts && !releasedForWait) {
+                // netty waits in epoll next: without the slot, so that posts run on their threads
+                waitDeadline = next;
+                waitComputedAt = System.nanoTime();
+                waitDelayNanos = DrivableEventLoop.this.delayNanos(waitComputedAt, TimeUnit.SECONDS.toNanos(1));
+                releasedForWait = true;
+                driver.set(null);
+            }
+            return deadline;
+        }
+
+        @Override
+        public boolean shouldReportActiveIoTime() {
+            // netty calls this after its wait, before it handles the ready events
+            reacquireAfterWait();
+            return false;
         }
     };
 
@@ -158,7 +217,13 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      */
     DrivableEventLoop(IoEventLoopGroup parent, Executor threads, IoHandlerFactory factory, long takeoverNanos,
                       long spinNanos) {
+        this(parent, threads, factory, takeoverNanos, spinNanos, false);
+    }
+
+    DrivableEventLoop(IoEventLoopGroup parent, Executor threads, IoHandlerFactory factory, long takeoverNanos,
+                      long spinNanos, boolean callerPosts) {
         super(parent);
+        this.callerPosts = callerPosts;
         this.parent = parent;
         this.takeoverNanos = takeoverNanos;
         this.spinNanos = spinNanos;
@@ -198,7 +263,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             if (state.get() != STARTED) {
                 return false; // the I/O thread shuts the loop down
             }
-            if (io) {
+            if (io && !callerPosts) {
                 pollSockets(me != ioThread);
             }
             runTasks();
@@ -207,7 +272,57 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         } finally {
             driveNanos = 0;
             lastDriven = now;
-            driver.set(null);
+            release();
+        }
+    }
+
+    /**
+     * Gives the slot up after a drive or a run: with the event-loop I/O thread waiting in epoll
+     * meanwhile, wakes it if this holder scheduled a task due before its wait ends, and unparks it if
+     * it waits for the slot.
+     */
+    private void release() {
+        boolean wake = false;
+        if (callerPosts && releasedForWait) {
+            // The I/O thread waits in epoll for what it saw before it gave the slot up: tasks this
+            // holder queued (execute() does not wake the loop for its holder) or a scheduled task due
+            // earlier need it now.
+            long next = nextScheduledTaskDeadlineNanos();
+            wake = !tasks.isEmpty() || next != -1 && (waitDeadline == -1 || next < waitDeadline);
+            if (wake) {
+                handBack.set(true); // canBlock() says no if the I/O thread has not started its wait yet
+            }
+        }
+        driver.set(null);
+        if (wake) {
+            handler.wakeup(); // after the release: netty writes its eventfd only for a thread not running the loop
+        }
+        if (ioWantsSlot) {
+            LockSupport.unpark(ioThread);
+        }
+    }
+
+    /** The I/O thread takes the slot, waiting for a poster to leave it (callerPosts). */
+    private void takeSlot(Thread me) {
+        if (driver.compareAndSet(null, me)) {
+            return;
+        }
+        ioWantsSlot = true;
+        try {
+            while (!driver.compareAndSet(null, me)) {
+                LockSupport.parkNanos(this, 50_000);
+            }
+        } finally {
+            ioWantsSlot = false;
+        }
+    }
+
+    /** After netty's wait in epoll: the I/O thread takes the slot back before it handles the events. */
+    private void reacquireAfterWait() {
+        if (releasedForWait) {
+            takeSlot(ioThread);
+            releasedForWait = false;
+            handBack.set(false); // a holder's wake-up request is served by this turn
         }
     }
 
@@ -230,8 +345,10 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             applicationDrives++; // single writer: the slot holder
             return true;
         } finally {
-            lastDriven = System.nanoTime();
-            driver.set(null);
+            if (!callerPosts) {
+                lastDriven = System.nanoTime();
+            }
+            release();
         }
     }
 
@@ -244,7 +361,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      * its application thread).
      */
     private void askBack(Thread me) {
-        if (me != ioThread && driver.get() != me) {
+        if (!callerPosts && me != ioThread && driver.get() != me) {
             lastDriven = System.nanoTime();
             if (ioBlocking && handBack.compareAndSet(false, true)) {
                 handler.wakeup(); // it blocks in the selector: have it hand the loop back now
@@ -254,8 +371,16 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
     @Override
     public void yieldToIoThread() {
+        if (callerPosts) {
+            return; // the I/O thread serves the sockets all the time
+        }
         lastDriven = System.nanoTime() - takeoverNanos;
         LockSupport.unpark(ioThread);
+    }
+
+    @Override
+    public boolean drivesOnPoll() {
+        return !callerPosts;
     }
 
     @Override
@@ -352,6 +477,9 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         if (spinNanos == SPIN_ALWAYS) {
             spinUntilShutdown(me);
         }
+        if (callerPosts) {
+            serveUntilShutdown(me);
+        }
         while (state.get() == STARTED) {
             long quiet = System.nanoTime() - lastDriven;
             if (quiet < takeoverNanos) {
@@ -388,6 +516,31 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             }
         }
         shutDown(me);
+    }
+
+    /**
+     * Event-loop mode with posts on the caller: the I/O thread serves the sockets as an ordinary
+     * event loop, turn after turn, and waits in epoll without the slot (the handler's context gives
+     * it up and takes it back around the wait).
+     */
+    private void serveUntilShutdown(Thread me) {
+        while (state.get() == STARTED) {
+            takeSlot(me);
+            try {
+                ioThreadTurns++; // single writer: the slot holder
+                ioBlocking = true;
+                handler.run(blocking);
+                ioBlocking = false;
+                reacquireAfterWait(); // netty skipped its hook (an exception in its loop)
+                runTasks();
+            } catch (Throwable t) {
+                LOG.warn("unexpected exception in the event loop", t);
+            } finally {
+                ioBlocking = false;
+                reacquireAfterWait();
+                driver.set(null);
+            }
+        }
     }
 
     /**
@@ -531,7 +684,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         }
         if (ioBlocking) {
             handler.wakeup();
-        } else if (driver.get() == null && System.nanoTime() - lastDriven >= takeoverNanos) {
+        } else if (!callerPosts && driver.get() == null && System.nanoTime() - lastDriven >= takeoverNanos) {
             LockSupport.unpark(ioThread); // nobody drives the loop: the I/O thread runs the task now
         }
     }

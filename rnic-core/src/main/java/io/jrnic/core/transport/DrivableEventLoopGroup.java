@@ -30,7 +30,12 @@ final class DrivableEventLoopGroup extends MultiThreadIoEventLoopGroup {
      */
     DrivableEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory factory, long takeoverNanos,
                            long spinNanos) {
-        super(threads, threadFactory, factory, takeoverNanos, spinNanos);
+        this(threads, threadFactory, factory, takeoverNanos, spinNanos, false);
+    }
+
+    DrivableEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory factory, long takeoverNanos,
+                           long spinNanos, boolean callerPosts) {
+        super(threads, threadFactory, factory, takeoverNanos, spinNanos, callerPosts);
         loops = new DrivableEventLoop[executorCount()];
         int i = 0;
         for (EventExecutor loop : this) {
@@ -40,7 +45,7 @@ final class DrivableEventLoopGroup extends MultiThreadIoEventLoopGroup {
 
     @Override
     protected IoEventLoop newChild(Executor executor, IoHandlerFactory factory, Object... args) {
-        return new DrivableEventLoop(this, executor, factory, (Long) args[0], (Long) args[1]);
+        return new DrivableEventLoop(this, executor, factory, (Long) args[0], (Long) args[1], (Boolean) args[2]);
     }
 
     /**

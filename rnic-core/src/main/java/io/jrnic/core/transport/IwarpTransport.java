@@ -95,12 +95,20 @@ public final class IwarpTransport implements AutoCloseable {
         this.config = config;
         this.capture = capture;
         this.kind = kind;
-        this.group = config.ioMode() != IoMode.EVENT_LOOP
+        this.group = config.ioMode() == IoMode.EVENT_LOOP && kind == SocketKind.EPOLL && config.callerTransmit()
+                ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, kind.ioHandlerFactory(),
+                        0, 0, true)
+                : config.ioMode() != IoMode.EVENT_LOOP
                 ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, kind.ioHandlerFactory(),
                         config.pollingTakeover().toNanos(), config.ioMode() == IoMode.BUSY_POLLING
                                 ? DrivableEventLoop.SPIN_ALWAYS : config.pollingSpin().toNanos())
                 : new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), this::newLoopThread,
                         kind.ioHandlerFactory());
+    }
+
+    /** Whether posts may transmit on the posting thread: the loops are drivable (polling, or event loop with callerTransmit on epoll). */
+    boolean drivableLoops() {
+        return group instanceof DrivableEventLoopGroup;
     }
 
     /** The configuration. */

@@ -59,12 +59,16 @@ import java.time.Duration;
  *                           rule, docs/transport.md): a gain where TCP paces its segments itself
  *                           and a loss where it does not; by default on when the system's congestion
  *                           control paces ({@link TcpCongestion}: BBR)
+ * @param callerTransmit     in {@link IoMode#EVENT_LOOP} on epoll: whether a post transmits on the
+ *                           posting thread while the loop's I/O thread waits on the sockets (it
+ *                           waits without holding the loop: {@link DrivableEventLoop}); false: every
+ *                           post is handed to the I/O thread
  */
 public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Duration connectTimeout,
                               Duration closeTimeout, Duration firstFpduDelay, int emss, int writeLowWaterMark,
                               int writeHighWaterMark, int stagingBufferSize, int directPlacementThreshold,
                               IoMode ioMode, IoTransport ioTransport, Duration pollingTakeover,
-                              Duration pollingSpin, boolean segmentRule) {
+                              Duration pollingSpin, boolean segmentRule, boolean callerTransmit) {
 
     /**
      * Bytes of a cut staging read: a marker, ULPDU_Length and the longest placement prefix (an
@@ -162,6 +166,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         private Duration pollingTakeover = Duration.ofMillis(1);
         private Duration pollingSpin = Duration.ofNanos(50_000);
         private boolean segmentRule = TcpCongestion.SYSTEM_PACES;
+        private boolean callerTransmit = true;
 
         private Builder() {
         }
@@ -245,6 +250,12 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
             return this;
         }
 
+        /** Sets {@link TransportConfig#callerTransmit()}; returns this. */
+        public Builder callerTransmit(boolean value) {
+            callerTransmit = value;
+            return this;
+        }
+
         /** Sets {@link TransportConfig#segmentRule()}; returns this. */
         public Builder segmentRule(boolean value) {
             segmentRule = value;
@@ -259,7 +270,7 @@ public record TransportConfig(int eventLoopThreads, Duration setupTimeout, Durat
         public TransportConfig build() {
             return new TransportConfig(eventLoopThreads, setupTimeout, connectTimeout, closeTimeout, firstFpduDelay, emss,
                     writeLowWaterMark, writeHighWaterMark, stagingBufferSize, directPlacementThreshold, ioMode, ioTransport,
-                    pollingTakeover, pollingSpin, segmentRule);
+                    pollingTakeover, pollingSpin, segmentRule, callerTransmit);
         }
     }
 }

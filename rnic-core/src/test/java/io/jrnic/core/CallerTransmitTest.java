@@ -1,0 +1,96 @@
+package io.jrnic.core;
+
+import io.jrnic.api.ConnectionSettings;
+import io.jrnic.api.IoMode;
+import io.jrnic.api.IoTransport;
+import io.jrnic.api.Opcode;
+import io.jrnic.api.QueuePair;
+import io.jrnic.api.ReceiveWorkRequest;
+import io.jrnic.api.RnicConfig;
+import io.jrnic.api.SendWorkRequest;
+import io.jrnic.api.WorkCompletion;
+import io.jrnic.api.WorkCompletionStatus;
+import io.jrnic.core.engine.QpEngine;
+import io.jrnic.core.transport.DrivableEventLoop;
+import io.netty.channel.epoll.Epoll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.TimeUnit;
+
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@link IoMode#EVENT_LOOP} with posts on the caller ({@link RnicConfig#callerTransmit}, the default,
+ * on epoll; issue 11) over real loopback TCP: a post made while its connection's I/O thread waits on
+ * the sockets frames and writes on the posting thread, the I/O thread still receives everything, and
+ * a CQ poll does not run the connection's work (the I/O thread does).
+ */
+class CallerTransmitTest extends LoopbackFixture {
+    private static final int MESSAGES = 200;
+    private static final int SIZE = 64;
+
+    @BeforeEach
+    void needsEpoll() {
+        assumeTrue(Epoll.isAvailable(), "needs netty's native epoll transport");
+    }
+
+    @Override
+    RnicConfig nodeConfig(String name) {
+        return new RnicConfig().name(name).ioMode(IoMode.EVENT_LOOP).ioTransport(IoTransport.EPOLL);
+    }
+
+    @Test
+    void postsTransmitOnThePostingThreadAndEveryMessageArrivesInOrder() throws Exception {
+        QueuePair qpA = a.qp();
+        QueuePair qpB = b.qp();
+        Buffer out = a.buffer(SIZE);
+        Buffer in = b.buffer((long) SIZE * MESSAGES);
+        for (int i = 0; i < MESSAGES; i++) {
+            qpB.postReceive(new ReceiveWorkRequest().wrId(i).sge(in.stag(), in.to() + (long) i * SIZE, SIZE));
+        }
+        connect(new ConnectionSettings(), new ConnectionSettings(), qpA, qpB, null, null);
+        DrivableEventLoop loopA = loop(qpA);
+        long drivesBefore = loopA.applicationDrives();
+
+        WorkCompletion wc = new WorkCompletion();
+        SendWorkRequest send = new SendWorkRequest();
+        for (int i = 0; i < MESSAGES; i++) {
+            out.memory().set(JAVA_LONG, 0, 1000L + i);
+            qpA.postSend(send.reset().wrId(i).opcode(Opcode.SEND).sge(out.stag(), out.to(), SIZE));
+            // one at a time: the source is rewritten, and the I/O thread is idle again at the next post
+            assertThat(a.cq.poll(wc, WAIT_SECONDS, TimeUnit.SECONDS)).as("send %d completed", i).isTrue();
+            assertThat(wc.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+            assertThat(wc.wrId()).isEqualTo(i);
+        }
+        for (int i = 0; i < MESSAGES; i++) {
+            assertThat(b.cq.poll(wc, WAIT_SECONDS, TimeUnit.SECONDS)).as("receive %d", i).isTrue();
+            assertThat(wc.wrId()).as("receives complete in order").isEqualTo(i);
+            assertThat(in.memory().get(JAVA_LONG, (long) i * SIZE)).isEqualTo(1000L + i);
+        }
+        // Most posts find the I/O thread waiting in epoll and run on this thread; with posts handed to
+        // the I/O thread (callerTransmit off, or an I/O thread that held the loop while waiting) none do.
+        assertThat(loopA.applicationDrives() - drivesBefore).isGreaterThan(MESSAGES / 2);
+    }
+
+    @Test
+    void aCqPollDoesNotRunTheConnectionsWork() throws Exception {
+        QueuePair qpA = a.qp();
+        QueuePair qpB = b.qp();
+        connect(new ConnectionSettings(), new ConnectionSettings(), qpA, qpB, null, null);
+        DrivableEventLoop loopA = loop(qpA);
+        assertThat(loopA.drivesOnPoll()).isFalse();
+        long drivesBefore = loopA.applicationDrives();
+        WorkCompletion wc = new WorkCompletion();
+        for (int i = 0; i < 1_000; i++) {
+            assertThat(a.cq.poll(wc)).isFalse(); // in polling mode each of these drives the loop
+        }
+        assertThat(loopA.applicationDrives()).isEqualTo(drivesBefore);
+    }
+
+    private static DrivableEventLoop loop(QueuePair qp) {
+        return (DrivableEventLoop) ((QpEngine) qp.query().llpStream()).executor;
+    }
+}

@@ -1,0 +1,135 @@
+package io.jrnic.core.transport;
+
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The event loop of {@code IoMode.EVENT_LOOP} with posts on the caller ({@code RnicConfig.callerTransmit},
+ * issue 11): its I/O thread waits in epoll without the loop's slot, so another thread's
+ * {@link DrivableEventLoop#tryRun} runs at once; it takes the slot back before it handles what woke
+ * it, waiting for a holder to leave; a holder that schedules a task due before the I/O thread's
+ * wait ends wakes it. docs/transport.md "Event-loop mode: posts on the caller".
+ */
+class CallerTransmitLoopTest {
+    private static final long WAIT_SECONDS = 10;
+    private DrivableEventLoopGroup group;
+    private DrivableEventLoop loop;
+
+    @BeforeEach
+    void open() {
+        assumeTrue(Epoll.isAvailable(), "needs netty's native epoll transport");
+        group = new DrivableEventLoopGroup(1, r -> new Thread(r, "caller-transmit-io"), EpollIoHandler.newFactory(),
+                0, 0, true);
+        loop = (DrivableEventLoop) group.next();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (loop.ioThreadTurns() == 0) {
+            assertThat(System.nanoTime()).as("the I/O thread's first turn").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
+    @AfterEach
+    void close() throws InterruptedException {
+        if (group != null) {
+            group.shutdownGracefully(0, 5, TimeUnit.SECONDS).await(WAIT_SECONDS, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void whileTheIoThreadWaitsAPostersRunTakesTheLoopAtOnce() throws Exception {
+        Thread.sleep(20); // the I/O thread has nothing to do: it waits in epoll
+        int runs = 200;
+        AtomicLong onThisThread = new AtomicLong();
+        Thread me = Thread.currentThread();
+        for (int i = 0; i < runs; i++) {
+            boolean ran = loop.tryRun(() -> {
+                if (Thread.currentThread() == me && loop.inEventLoop()) {
+                    onThisThread.incrementAndGet();
+                }
+            });
+            assertThat(ran).as("run %d: the loop was free", i).isTrue();
+        }
+        assertThat(onThisThread).hasValue(runs);
+        assertThat(loop.applicationDrives()).isEqualTo(runs);
+        assertThat(loop.drivesOnPoll()).as("CQ polls leave this loop to its I/O thread").isFalse();
+    }
+
+    @Test
+    void theIoThreadWaitsForAHolderBeforeItRunsWhatWokeIt() throws Exception {
+        Thread.sleep(20);
+        AtomicBoolean holding = new AtomicBoolean();
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        AtomicBoolean overlapped = new AtomicBoolean();
+        CountDownLatch ran = new CountDownLatch(1);
+        boolean held = loop.tryRun(() -> {
+            holding.set(true);
+            // another thread's task wakes the I/O thread while this thread holds the loop
+            Thread other = Thread.ofPlatform().start(() -> loop.execute(() -> {
+                overlapped.set(holding.get());
+                ranOn.set(Thread.currentThread().getName());
+                ran.countDown();
+            }));
+            try {
+                other.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+            holding.set(false);
+        });
+        assertThat(held).isTrue();
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).as("the task ran").isTrue();
+        assertThat(overlapped).as("it ran only after the holder left").isFalse();
+        assertThat(ranOn.get()).isEqualTo("caller-transmit-io");
+    }
+
+    @Test
+    void theSwitchPicksTheLoopsOfEventLoopMode() {
+        for (boolean on : new boolean[] {true, false}) {
+            for (SocketKind kind : new SocketKind[] {SocketKind.EPOLL, SocketKind.NIO}) {
+                IwarpTransport t = new IwarpTransport(TransportConfig.builder().eventLoopThreads(1)
+                        .ioMode(io.jrnic.api.IoMode.EVENT_LOOP).callerTransmit(on).build(), null, kind);
+                try {
+                    assertThat(t.drivableLoops()).as("callerTransmit %s on %s", on, kind)
+                            .isEqualTo(on && kind == SocketKind.EPOLL);
+                } finally {
+                    t.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aTaskTheHolderSchedulesBeforeTheWaitEndsWakesTheIoThread() throws Exception {
+        Thread.sleep(20); // the I/O thread waits with nothing scheduled: up to a second
+        CountDownLatch fired = new CountDownLatch(1);
+        AtomicLong scheduledAt = new AtomicLong();
+        AtomicLong firedAt = new AtomicLong();
+        assertThat(loop.tryRun(() -> {
+            scheduledAt.set(System.nanoTime());
+            loop.schedule(() -> {
+                firedAt.set(System.nanoTime());
+                fired.countDown();
+            }, 20, TimeUnit.MILLISECONDS);
+        })).isTrue();
+        assertThat(fired.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        // without the wake-up it fires when the I/O thread's idle wait of a second ends
+        assertThat(TimeUnit.NANOSECONDS.toMillis(firedAt.get() - scheduledAt.get()))
+                .as("ms from scheduling to firing").isLessThan(700);
+    }
+}
