@@ -368,6 +368,19 @@ public final class QpEngine implements QpTransport {
     @Override
     public void progress() {
         if (executor instanceof DrivableExecutor d) {
+            if (!d.drivesOnPoll()) {
+                // Event-loop mode, posts on the caller: the I/O thread serves the sockets and runs what a
+                // holder leaves queued. A post runs on this thread only while the socket takes bytes;
+                // while it would block, the I/O thread resumes the sends at the writability anyway, and a
+                // poster taking the loop to find the socket full would only delay it (64 KiB streams).
+                if (postedRun) {
+                    postedRun = false;
+                    if (sendBlocked || !d.tryRun(runTask)) {
+                        queueRun();
+                    }
+                }
+                return;
+            }
             if (postedRun) {
                 postedRun = false;
                 if (!d.tryRun(runTask)) {

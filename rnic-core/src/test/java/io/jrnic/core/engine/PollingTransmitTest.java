@@ -54,6 +54,9 @@ class PollingTransmitTest {
         boolean busy;
         /** The loop has terminated: nothing runs, {@link #execute} refuses. */
         boolean terminated;
+        /** Event-loop mode with posts on the caller: CQ polls do not drive it. */
+        boolean eventLoop;
+        int executed;
         private boolean inside;
 
         CountingDriver(MemoryLinkPair pair) {
@@ -65,7 +68,13 @@ class PollingTransmitTest {
             if (terminated) {
                 throw new java.util.concurrent.RejectedExecutionException("event loop terminated");
             }
+            executed++;
             pair.a.executor().execute(task);
+        }
+
+        @Override
+        public boolean drivesOnPoll() {
+            return !eventLoop;
         }
 
         @Override
@@ -265,6 +274,39 @@ class PollingTransmitTest {
         driver.runQueued();
         assertThat(received.get()).isEqualTo(1);
         assertThat(driver.directRuns).isZero();
+    }
+
+    @Test
+    void inEventLoopModeAPostOnAWritableSocketRunsOnThePosterAndLeavesTheRestToTheIoThread() {
+        driver.eventLoop = true;
+        int executed = driver.executed;
+        post(1);
+        assertThat(driver.directRuns).isEqualTo(1);
+        assertThat(driver.executed - executed).as("no task").isZero();
+        assertThat(driver.queuedRuns + driver.drives).as("the queue is the I/O thread's").isZero();
+        pair.settle(); // the peer reads
+        assertThat(received.get()).isEqualTo(1);
+    }
+
+    @Test
+    void inEventLoopModeAPostWhileTheSocketWouldBlockIsHandedToTheIoThread() {
+        driver.eventLoop = true;
+        link.windowClosed = true; // the socket takes the first FPDU, then would block
+        post(1);
+        pair.settle();
+        assertThat(received.get()).isEqualTo(1);
+        int direct = driver.directRuns;
+        int executed = driver.executed;
+
+        post(2); // the I/O thread resumes the sends when the socket drains: the poster takes no turn
+        assertThat(driver.directRuns).isEqualTo(direct);
+        assertThat(driver.drives).isZero();
+        assertThat(driver.executed - executed).as("the run is queued for the I/O thread").isEqualTo(1);
+        link.windowClosed = false;
+        pair.a.executor().execute(() -> link.listener.onWritable());
+        pair.settle();
+        assertThat(received.get()).isEqualTo(2);
+        assertThat(upcalls.names()).containsOnly("sendCompleted").hasSize(2);
     }
 
     @Test
