@@ -90,6 +90,122 @@ class CallerTransmitTest extends LoopbackFixture {
         assertThat(loopA.applicationDrives()).isEqualTo(drivesBefore);
     }
 
+    /**
+     * Six QP pairs, a posting thread per QP on both sides, Writes both ways: each side's posters
+     * share their loops with its I/O thread, which places the other side's Writes and completes the
+     * sends it wrote itself, while the posters write theirs on their own threads. Every WR completes
+     * once and in SQ order, and the last Write of each QP lands.
+     */
+    @Test
+    void postersAndTheIoThreadSharingLoopsBothWaysLoseNoWorkRequest() throws Exception {
+        int qps = 6;
+        int writes = 2_000;
+        QueuePair[] fromA = new QueuePair[qps];
+        QueuePair[] fromB = new QueuePair[qps];
+        Buffer sinkA = a.buffer(qps * 8L);
+        Buffer sinkB = b.buffer(qps * 8L);
+        for (int q = 0; q < qps; q++) {
+            fromA[q] = a.qp();
+            fromB[q] = b.qp();
+            connect(new ConnectionSettings(), new ConnectionSettings(), fromA[q], fromB[q], null, null);
+        }
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+        Side sideA = new Side(a, fromA, sinkB, writes, failure);
+        Side sideB = new Side(b, fromB, sinkA, writes, failure);
+        sideA.start();
+        sideB.start();
+        sideA.join();
+        sideB.join();
+        assertThat(failure.get()).isNull();
+        sideA.check(sinkB);
+        sideB.check(sinkA);
+    }
+
+    /** One side's posting threads (one per QP, a window of 32 Writes) and the thread that takes its completions. */
+    private static final class Side {
+        private static final int WINDOW = 32;
+        private final Node node;
+        private final QueuePair[] qps;
+        private final Buffer remote;
+        private final int writes;
+        private final java.util.concurrent.atomic.AtomicReference<Throwable> failure;
+        private final java.util.concurrent.atomic.AtomicLongArray completed;
+        private final java.util.List<Thread> threads = new java.util.ArrayList<>();
+
+        Side(Node node, QueuePair[] qps, Buffer remote, int writes,
+             java.util.concurrent.atomic.AtomicReference<Throwable> failure) {
+            this.node = node;
+            this.qps = qps;
+            this.remote = remote;
+            this.writes = writes;
+            this.failure = failure;
+            this.completed = new java.util.concurrent.atomic.AtomicLongArray(qps.length);
+        }
+
+        void start() {
+            threads.add(Thread.ofPlatform().name(node.rnic.name() + "-completions").start(this::takeCompletions));
+            for (int q = 0; q < qps.length; q++) {
+                int qp = q;
+                threads.add(Thread.ofPlatform().name(node.rnic.name() + "-poster-" + q).start(() -> post(qp)));
+            }
+        }
+
+        private void post(int q) {
+            SendWorkRequest wr = new SendWorkRequest();
+            Buffer value = node.buffer(8);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            try {
+                for (int i = 0; i < writes && failure.get() == null; i++) {
+                    while (i - completed.get(q) >= WINDOW) {
+                        assertThat(System.nanoTime()).as("QP %d's window opens", q).isLessThan(deadline);
+                        Thread.yield();
+                    }
+                    value.memory().set(JAVA_LONG, 0, i);
+                    qps[q].postSend(wr.reset().wrId(i).opcode(Opcode.RDMA_WRITE).inline(true)
+                            .sge(value.stag(), value.to(), 8).remote(remote.stag(), remote.to() + q * 8L));
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        }
+
+        private void takeCompletions() {
+            WorkCompletion wc = new WorkCompletion();
+            java.util.List<QueuePair> order = java.util.Arrays.asList(qps);
+            try {
+                for (long total = 0; total < (long) writes * qps.length && failure.get() == null; total++) {
+                    assertThat(node.cq.poll(wc, WAIT_SECONDS, TimeUnit.SECONDS)).as("completion %d", total).isTrue();
+                    assertThat(wc.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+                    int q = order.indexOf(wc.queuePair());
+                    long expected = completed.get(q);
+                    assertThat(wc.wrId()).as("QP %d completes in SQ order, each WR once", q).isEqualTo(expected);
+                    completed.set(q, expected + 1);
+                }
+            } catch (Throwable t) {
+                failure.compareAndSet(null, t);
+            }
+        }
+
+        void join() throws InterruptedException {
+            for (Thread t : threads) {
+                t.join(TimeUnit.SECONDS.toMillis(3 * WAIT_SECONDS));
+                assertThat(t.isAlive()).as("%s ended", t.getName()).isFalse();
+            }
+        }
+
+        void check(Buffer sink) {
+            for (int q = 0; q < qps.length; q++) {
+                assertThat(completed.get(q)).as("completions of QP %d", q).isEqualTo(writes);
+                long last = writes - 1;
+                long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+                while (sink.memory().get(JAVA_LONG, q * 8L) != last && System.nanoTime() < waitUntil) {
+                    Thread.onSpinWait(); // a Write completes when sent: the peer's I/O thread places it
+                }
+                assertThat(sink.memory().get(JAVA_LONG, q * 8L)).as("QP %d's last Write at the peer", q).isEqualTo(last);
+            }
+        }
+    }
+
     private static DrivableEventLoop loop(QueuePair qp) {
         return (DrivableEventLoop) ((QpEngine) qp.query().llpStream()).executor;
     }
