@@ -151,22 +151,7 @@ class CallerTransmitTest extends LoopbackFixture {
         }
 
         private void post(int q) {
-            SendWorkRequest wr = new SendWorkRequest();
-            Buffer value = node.buffer(8);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-            try {
-                for (int i = 0; i < writes && failure.get() == null; i++) {
-                    while (i - completed.get(q) >= WINDOW) {
-                        assertThat(System.nanoTime()).as("QP %d's window opens", q).isLessThan(deadline);
-                        Thread.yield();
-                    }
-                    value.memory().set(JAVA_LONG, 0, i);
-                    qps[q].postSend(wr.reset().wrId(i).opcode(Opcode.RDMA_WRITE).inline(true)
-                            .sge(value.stag(), value.to(), 8).remote(remote.stag(), remote.to() + q * 8L));
-                }
-            } catch (Throwable t) {
-                failure.compareAndSet(null, t);
-            }
+            postWindowedWrites(node, qps[q], remote, q, writes, WINDOW, completed, failure);
         }
 
         private void takeCompletions() {
@@ -196,12 +181,7 @@ class CallerTransmitTest extends LoopbackFixture {
         void check(Buffer sink) {
             for (int q = 0; q < qps.length; q++) {
                 assertThat(completed.get(q)).as("completions of QP %d", q).isEqualTo(writes);
-                long last = writes - 1;
-                long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-                while (sink.memory().get(JAVA_LONG, q * 8L) != last && System.nanoTime() < waitUntil) {
-                    Thread.onSpinWait(); // a Write completes when sent: the peer's I/O thread places it
-                }
-                assertThat(sink.memory().get(JAVA_LONG, q * 8L)).as("QP %d's last Write at the peer", q).isEqualTo(last);
+                awaitSlot(sink, q, writes - 1, "QP " + q + "'s last Write at the peer");
             }
         }
     }

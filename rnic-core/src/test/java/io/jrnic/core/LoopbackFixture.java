@@ -232,6 +232,47 @@ abstract class LoopbackFixture {
         }
     }
 
+    /**
+     * A posting thread's loop: {@code writes} inline 8-byte RDMA Writes of 0, 1, 2, ... from
+     * {@code node} on {@code qp} into 8-byte slot {@code slot} of {@code remote}, keeping at most
+     * {@code window} of them uncompleted ({@code completed.get(slot)} counts the completed ones, kept
+     * by the caller's completion thread). Stops at the first failure anywhere, recording its own in
+     * {@code failure}.
+     */
+    static void postWindowedWrites(Node node, io.jrnic.api.QueuePair qp, Buffer remote, int slot, int writes, int window,
+                                   java.util.concurrent.atomic.AtomicLongArray completed,
+                                   java.util.concurrent.atomic.AtomicReference<Throwable> failure) {
+        io.jrnic.api.SendWorkRequest wr = new io.jrnic.api.SendWorkRequest();
+        Buffer value = node.buffer(8);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        try {
+            for (int i = 0; i < writes && failure.get() == null; i++) {
+                while (i - completed.get(slot) >= window) {
+                    assertThat(System.nanoTime()).as("QP %d's window opens", slot).isLessThan(deadline);
+                    Thread.yield();
+                }
+                value.memory().set(ValueLayout.JAVA_LONG, 0, i);
+                qp.postSend(wr.reset().wrId(i).opcode(io.jrnic.api.Opcode.RDMA_WRITE).inline(true)
+                        .sge(value.stag(), value.to(), 8).remote(remote.stag(), remote.to() + slot * 8L));
+            }
+        } catch (Throwable t) {
+            failure.compareAndSet(null, t);
+        }
+    }
+
+    /**
+     * Waits up to {@link #WAIT_SECONDS} for the 8-byte slot {@code slot} of {@code sink} to hold
+     * {@code value}, then asserts it: a Write completes when it is sent, and the peer's I/O thread
+     * places it afterwards.
+     */
+    static void awaitSlot(Buffer sink, int slot, long value, String what) {
+        long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (sink.memory().get(ValueLayout.JAVA_LONG, slot * 8L) != value && System.nanoTime() < waitUntil) {
+            Thread.onSpinWait();
+        }
+        assertThat(sink.memory().get(ValueLayout.JAVA_LONG, slot * 8L)).as(what).isEqualTo(value);
+    }
+
     /** A registered region and its memory (VA-based: the TO of a byte is its address). */
     record Buffer(MemoryRegion mr, MemorySegment memory) {
         int stag() {

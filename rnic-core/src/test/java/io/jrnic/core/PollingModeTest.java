@@ -205,24 +205,8 @@ class PollingModeTest extends LoopbackFixture {
         Thread[] posters = new Thread[qps];
         for (int q = 0; q < qps; q++) {
             int qp = q;
-            posters[q] = Thread.ofPlatform().name("polling-poster-" + q).start(() -> {
-                SendWorkRequest wr = new SendWorkRequest();
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-                Buffer value = a.buffer(8);
-                try {
-                    for (int i = 0; i < writes; i++) {
-                        while (i - completed.get(qp) >= window) {
-                            assertThat(System.nanoTime()).as("QP %d's window opens", qp).isLessThan(deadline);
-                            Thread.yield();
-                        }
-                        value.memory().set(JAVA_LONG, 0, i);
-                        posting[qp].postSend(wr.reset().wrId(i).opcode(Opcode.RDMA_WRITE).inline(true)
-                                .sge(value.stag(), value.to(), 8).remote(sink.stag(), sink.to() + qp * 8L));
-                    }
-                } catch (Throwable t) {
-                    failure.compareAndSet(null, t);
-                }
-            });
+            posters[q] = Thread.ofPlatform().name("polling-poster-" + q).start(() ->
+                    postWindowedWrites(a, posting[qp], sink, qp, writes, window, completed, failure));
         }
         for (Thread t : posters) {
             t.join(TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
@@ -238,13 +222,7 @@ class PollingModeTest extends LoopbackFixture {
         assertThat(failure.get()).isNull();
         for (int q = 0; q < qps; q++) {
             assertThat(completed.get(q)).as("completions of QP %d", q).isEqualTo(writes);
-            long last = writes - 1;
-            int slot = q;
-            long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-            while (sink.memory().get(JAVA_LONG, slot * 8L) != last && System.nanoTime() < waitUntil) {
-                Thread.onSpinWait(); // a Write completes when sent: the peer's I/O thread places it
-            }
-            assertThat(sink.memory().get(JAVA_LONG, slot * 8L)).as("QP %d's last Write at the peer", q).isEqualTo(last);
+            awaitSlot(sink, q, writes - 1, "QP " + q + "'s last Write at the peer");
         }
     }
 
