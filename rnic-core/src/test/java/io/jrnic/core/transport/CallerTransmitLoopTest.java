@@ -47,9 +47,22 @@ class CallerTransmitLoopTest {
         }
     }
 
+    /**
+     * Waits, bounded, until the idle I/O thread waits in epoll: then the loop is free and another
+     * thread's run takes it.
+     */
+    private void awaitIoThreadWaiting() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (!loop.tryRun(() -> { })) {
+            assertThat(System.nanoTime()).as("the I/O thread gives the loop up while it waits").isLessThan(deadline);
+            Thread.onSpinWait();
+        }
+    }
+
     @Test
     void whileTheIoThreadWaitsAPostersRunTakesTheLoopAtOnce() throws Exception {
-        Thread.sleep(20); // the I/O thread has nothing to do: it waits in epoll
+        awaitIoThreadWaiting();
+        long drivesBefore = loop.applicationDrives();
         int runs = 200;
         AtomicLong onThisThread = new AtomicLong();
         Thread me = Thread.currentThread();
@@ -62,13 +75,13 @@ class CallerTransmitLoopTest {
             assertThat(ran).as("run %d: the loop was free", i).isTrue();
         }
         assertThat(onThisThread).hasValue(runs);
-        assertThat(loop.applicationDrives()).isEqualTo(runs);
+        assertThat(loop.applicationDrives() - drivesBefore).isEqualTo(runs);
         assertThat(loop.drivesOnPoll()).as("CQ polls leave this loop to its I/O thread").isFalse();
     }
 
     @Test
     void theIoThreadWaitsForAHolderBeforeItRunsWhatWokeIt() throws Exception {
-        Thread.sleep(20);
+        awaitIoThreadWaiting();
         AtomicBoolean holding = new AtomicBoolean();
         AtomicReference<String> ranOn = new AtomicReference<>();
         AtomicBoolean overlapped = new AtomicBoolean();
@@ -116,7 +129,7 @@ class CallerTransmitLoopTest {
 
     @Test
     void aTaskTheHolderSchedulesBeforeTheWaitEndsWakesTheIoThread() throws Exception {
-        Thread.sleep(20); // the I/O thread waits with nothing scheduled: up to a second
+        awaitIoThreadWaiting(); // it waits with nothing scheduled: up to a second
         CountDownLatch fired = new CountDownLatch(1);
         AtomicLong scheduledAt = new AtomicLong();
         AtomicLong firedAt = new AtomicLong();
