@@ -128,6 +128,28 @@ class CallerTransmitLoopTest {
     }
 
     @Test
+    void aTaskTheHolderQueuesWakesTheIoThreadWhenTheHolderLeaves() throws Exception {
+        awaitIoThreadWaiting(); // it waits with nothing scheduled: up to a second
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicLong queuedAt = new AtomicLong();
+        AtomicLong ranAt = new AtomicLong();
+        AtomicReference<String> ranOn = new AtomicReference<>();
+        assertThat(loop.tryRun(() -> {
+            queuedAt.set(System.nanoTime());
+            loop.execute(() -> { // the holder's execute() wakes nobody: the loop is its own now
+                ranAt.set(System.nanoTime());
+                ranOn.set(Thread.currentThread().getName());
+                ran.countDown();
+            });
+        })).isTrue();
+        assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+        assertThat(ranOn.get()).isEqualTo("caller-transmit-io");
+        // without the wake-up it runs when the I/O thread's idle wait of a second ends
+        assertThat(TimeUnit.NANOSECONDS.toMillis(ranAt.get() - queuedAt.get()))
+                .as("ms from queuing to running").isLessThan(700);
+    }
+
+    @Test
     void aTaskTheHolderSchedulesBeforeTheWaitEndsWakesTheIoThread() throws Exception {
         awaitIoThreadWaiting(); // it waits with nothing scheduled: up to a second
         CountDownLatch fired = new CountDownLatch(1);
