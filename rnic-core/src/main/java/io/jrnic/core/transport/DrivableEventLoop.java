@@ -88,7 +88,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private static final int SPIN_YIELD_EVERY = 64;
     /** Tasks one drive runs at most: the rest wait for the next drive, so the sockets are looked at. */
     private static final int TASKS_PER_DRIVE = 1024;
-    /** How long the event-loop I/O thread spins for a poster to leave the slot before it parks (callerPosts). */
+    /** How long the event-loop I/O thread spins for a poster to leave the slot before it parks (callerTransmit). */
     private static final long SLOT_SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** How often the I/O thread re-checks a slot it could not take (an application thread drives). */
     private static final long SHUTDOWN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -132,11 +132,11 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      * never parks for a takeover period, but it waits in epoll without the slot, so that a post
      * finds the loop free and frames and writes on the posting thread (see the class comment).
      */
-    private final boolean callerPosts;
+    private final boolean callerTransmit;
     /** The I/O thread wants the slot back (a poster holds it): releasers unpark it. */
     private volatile boolean ioWantsSlot;
     /**
-     * The I/O thread gave the slot up for its wait in epoll (callerPosts): from the handler's
+     * The I/O thread gave the slot up for its wait in epoll (callerTransmit): from the handler's
      * {@code deadlineNanos()} until its {@code shouldReportActiveIoTime()} after the wait. Written
      * and read by the I/O thread; read by a slot holder meanwhile (after its CAS).
      */
@@ -188,7 +188,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         public long deadlineNanos() {
             long next = nextScheduledTaskDeadlineNanos();
             long deadline = next == -1 ? getCurrentTimeNanos() + TimeUnit.SECONDS.toNanos(1) : next;
-            if (callerPosts && !releasedForWait) {
+            if (callerTransmit && !releasedForWait) {
                 // netty waits in epoll next: without the slot, so that posts run on their threads
                 waitDeadline = next;
                 waitComputedAt = System.nanoTime();
@@ -223,9 +223,9 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     }
 
     DrivableEventLoop(IoEventLoopGroup parent, Executor threads, IoHandlerFactory factory, long takeoverNanos,
-                      long spinNanos, boolean callerPosts) {
+                      long spinNanos, boolean callerTransmit) {
         super(parent);
-        this.callerPosts = callerPosts;
+        this.callerTransmit = callerTransmit;
         this.parent = parent;
         this.takeoverNanos = takeoverNanos;
         this.spinNanos = spinNanos;
@@ -265,7 +265,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             if (state.get() != STARTED) {
                 return false; // the I/O thread shuts the loop down
             }
-            if (io && !callerPosts) {
+            if (io && !callerTransmit) {
                 pollSockets(me != ioThread);
             }
             runTasks();
@@ -285,7 +285,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      */
     private void release() {
         boolean wake = false;
-        if (callerPosts && releasedForWait) {
+        if (callerTransmit && releasedForWait) {
             // The I/O thread waits in epoll for what it saw before it gave the slot up: tasks this
             // holder queued (execute() does not wake the loop for its holder) or a scheduled task due
             // earlier need it now.
@@ -304,7 +304,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         }
     }
 
-    /** The I/O thread takes the slot, waiting for a poster to leave it (callerPosts). */
+    /** The I/O thread takes the slot, waiting for a poster to leave it (callerTransmit). */
     private void takeSlot(Thread me) {
         if (driver.compareAndSet(null, me)) {
             return;
@@ -356,7 +356,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
             applicationDrives++; // single writer: the slot holder
             return true;
         } finally {
-            if (!callerPosts) {
+            if (!callerTransmit) {
                 lastDriven = System.nanoTime();
             }
             release();
@@ -372,7 +372,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
      * its application thread).
      */
     private void askBack(Thread me) {
-        if (!callerPosts && me != ioThread && driver.get() != me) {
+        if (!callerTransmit && me != ioThread && driver.get() != me) {
             lastDriven = System.nanoTime();
             if (ioBlocking && handBack.compareAndSet(false, true)) {
                 handler.wakeup(); // it blocks in the selector: have it hand the loop back now
@@ -382,7 +382,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
     @Override
     public void yieldToIoThread() {
-        if (callerPosts) {
+        if (callerTransmit) {
             return; // the I/O thread serves the sockets all the time
         }
         lastDriven = System.nanoTime() - takeoverNanos;
@@ -391,7 +391,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
     @Override
     public boolean drivesOnPoll() {
-        return !callerPosts;
+        return !callerTransmit;
     }
 
     @Override
@@ -488,7 +488,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         if (spinNanos == SPIN_ALWAYS) {
             spinUntilShutdown(me);
         }
-        if (callerPosts) {
+        if (callerTransmit) {
             serveUntilShutdown(me);
         }
         while (state.get() == STARTED) {
@@ -695,7 +695,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         }
         if (ioBlocking) {
             handler.wakeup();
-        } else if (!callerPosts && driver.get() == null && System.nanoTime() - lastDriven >= takeoverNanos) {
+        } else if (!callerTransmit && driver.get() == null && System.nanoTime() - lastDriven >= takeoverNanos) {
             LockSupport.unpark(ioThread); // nobody drives the loop: the I/O thread runs the task now
         }
     }

@@ -34,8 +34,8 @@ final class DrivableEventLoopGroup extends MultiThreadIoEventLoopGroup {
     }
 
     DrivableEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory factory, long takeoverNanos,
-                           long spinNanos, boolean callerPosts) {
-        super(threads, threadFactory, factory, takeoverNanos, spinNanos, callerPosts);
+                           long spinNanos, boolean callerTransmit) {
+        super(threads, threadFactory, factory, takeoverNanos, spinNanos, callerTransmit);
         loops = new DrivableEventLoop[executorCount()];
         int i = 0;
         for (EventExecutor loop : this) {
