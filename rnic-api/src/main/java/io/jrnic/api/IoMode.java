@@ -15,7 +15,7 @@ public enum IoMode {
      * the polling thread through the CQ. No application thread spins; each hop that finds its thread
      * asleep pays a wake-up (docs/benchmarks.md). A post made while its connection's I/O thread waits
      * on the sockets frames and writes on the posting thread ({@link RnicConfig#callerTransmit}, on by
-     * default, epoll transport); otherwise, and always on NIO, it is handed to the I/O thread.
+     * default); otherwise it is handed to the I/O thread.
      */
     EVENT_LOOP,
 

@@ -560,15 +560,16 @@ public final class RnicConfig {
     }
 
     /**
-     * In {@link IoMode#EVENT_LOOP} on the native epoll transport: whether a post whose connection's
+     * In {@link IoMode#EVENT_LOOP}: whether a post whose connection's
      * I/O thread is idle (waiting on the sockets) frames and writes its FPDUs on the posting thread,
      * as Linux siw runs a post inside the system call, instead of handing them to that thread. The
      * I/O thread still reads, places and completes everything that arrives, and writes what a post
      * finds it busy with; no thread spins. What it saves is a wake-up of the I/O thread per post,
      * and on a machine with few cores a third busy thread in a stream (docs/benchmarks.md). The
      * cost: send completions, and the completion and asynchronous-event handlers they trigger, may
-     * then run on the posting thread (as in {@link IoMode#POLLING}). On NIO sockets, and with
-     * {@code false}, every post is handed to the I/O thread. Default true.
+     * then run on the posting thread (as in {@link IoMode#POLLING}). With {@code false} every post
+     * is handed to the I/O thread. Both socket kinds, NIO and epoll ({@link IoTransport}). Default
+     * true.
      *
      * @param callerTransmit whether posts transmit on the posting thread when they can
      * @return this
@@ -579,7 +580,7 @@ public final class RnicConfig {
     }
 
     /**
-     * Whether, in {@link IoMode#EVENT_LOOP} on epoll, a post transmits on the posting thread when the
+     * Whether, in {@link IoMode#EVENT_LOOP}, a post transmits on the posting thread when the
      * connection's I/O thread is idle.
      *
      * @return true unless set

@@ -32,14 +32,63 @@ class CallerTransmitTest extends LoopbackFixture {
     private static final int MESSAGES = 200;
     private static final int SIZE = 64;
 
+    /** The sockets under test (NIO: {@link CallerTransmitNioTest}). */
+    IoTransport transport() {
+        return IoTransport.EPOLL;
+    }
+
     @BeforeEach
-    void needsEpoll() {
-        assumeTrue(Epoll.isAvailable(), "needs netty's native epoll transport");
+    void needsTheTransport() {
+        assumeTrue(transport() != IoTransport.EPOLL || Epoll.isAvailable(), "needs netty's native epoll transport");
     }
 
     @Override
     RnicConfig nodeConfig(String name) {
-        return new RnicConfig().name(name).ioMode(IoMode.EVENT_LOOP).ioTransport(IoTransport.EPOLL);
+        return new RnicConfig().name(name).ioMode(IoMode.EVENT_LOOP).ioTransport(transport());
+    }
+
+    /**
+     * Large Writes, a window of them far beyond what the sockets hold, the poster waiting on its CQ
+     * between windows: its writes fill the socket again and again, and each time the rest goes out
+     * when the socket drains, without a post or a poll to move it (the I/O thread's wait must see the
+     * socket's new interest: on NIO a waiting selector only sees it when woken).
+     */
+    @Test
+    void aStreamThatFillsTheSocketKeepsMoving() throws Exception {
+        int size = 256 * 1024;
+        int writes = 400;
+        int window = 16;
+        QueuePair qpA = a.qp();
+        QueuePair qpB = b.qp();
+        Buffer out = a.buffer(size);
+        Buffer in = b.buffer(size);
+        connect(new ConnectionSettings(), new ConnectionSettings(), qpA, qpB, null, null);
+        WorkCompletion wc = new WorkCompletion();
+        SendWorkRequest write = new SendWorkRequest();
+        long start = System.nanoTime();
+        long completed = 0;
+        for (int i = 0; i < writes; i++) {
+            while (i - completed >= window) {
+                assertThat(a.cq.poll(wc, WAIT_SECONDS, TimeUnit.SECONDS)).as("write %d completed", completed).isTrue();
+                assertThat(wc.status()).as("write %d", completed).isEqualTo(WorkCompletionStatus.SUCCESS);
+                assertThat(wc.wrId()).isEqualTo(completed++);
+            }
+            qpA.postSend(write.reset().wrId(i).opcode(Opcode.RDMA_WRITE).sge(out.stag(), out.to(), size)
+                    .remote(in.stag(), in.to()));
+        }
+        while (completed < writes) {
+            assertThat(a.cq.poll(wc, WAIT_SECONDS, TimeUnit.SECONDS)).as("write %d completed", completed).isTrue();
+            assertThat(wc.wrId()).isEqualTo(completed++);
+        }
+        System.out.printf("%s: %d Writes of %d KiB in %d ms%n", transport(), writes, size / 1024,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+        // the source is not rewritten while Writes of it are outstanding (the CRC is taken at framing)
+        out.memory().set(JAVA_LONG, size - 8, 4242L);
+        qpA.postSend(write.reset().wrId(writes).opcode(Opcode.RDMA_WRITE).sge(out.stag(), out.to(), size)
+                .remote(in.stag(), in.to()));
+        assertThat(a.cq.poll(wc, WAIT_SECONDS, TimeUnit.SECONDS)).as("the last write completed").isTrue();
+        assertThat(wc.status()).isEqualTo(WorkCompletionStatus.SUCCESS);
+        awaitSlot(in, size / 8 - 1, 4242L, "the last Write's last bytes at the peer");
     }
 
     @Test

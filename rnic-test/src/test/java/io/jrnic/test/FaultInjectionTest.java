@@ -10,6 +10,7 @@ import io.jrnic.api.ConnectionRequest;
 import io.jrnic.api.ConnectionRequestHandler;
 import io.jrnic.api.ConnectionSettings;
 import io.jrnic.api.CrcMode;
+import io.jrnic.api.IoTransport;
 import io.jrnic.api.Opcode;
 import io.jrnic.api.ProtectionDomain;
 import io.jrnic.api.QpState;
@@ -91,6 +92,8 @@ class FaultInjectionTest {
     private static final boolean VERBOSE = Boolean.getBoolean("jrnic.fault.verbose");
     private static final String ONLY_KIND = System.getProperty("jrnic.fault.only"); // e.g. "STALL CLOSE"
     private static final int WORKERS = Integer.getInteger("jrnic.fault.parallel", 4);
+    /** The sockets (AUTO: epoll where it loads); {@code -Djrnic.fault.ioTransport=NIO} runs the cases on NIO. */
+    private static final IoTransport TRANSPORT = IoTransport.valueOf(System.getProperty("jrnic.fault.ioTransport", "AUTO"));
     private static final int CASES_PER_PAIR = 100;
     private static final Traffic.Sizes SIZES = new Traffic.Sizes(256 << 10, 8 << 10, 64 << 10, 64 << 10, 32, 16 << 10, 16);
     private static final int RECEIVES = 24;
@@ -236,7 +239,7 @@ class FaultInjectionTest {
         final ConnectionManager.Listener stallListener;
 
         Worker() throws Exception {
-            RnicConfig config = new RnicConfig().readLimits(16, 16);
+            RnicConfig config = new RnicConfig().readLimits(16, 16).ioTransport(TRANSPORT);
             a = Rnic.open(config);
             b = Rnic.open(config);
             a.setAsyncEventHandler((r, e) -> record(eventsA, e));

@@ -11,7 +11,9 @@ import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoHandlerContext;
 import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoOps;
 import io.netty.channel.IoRegistration;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.AbstractScheduledEventExecutor;
 import io.netty.util.concurrent.DefaultPromise;
 import io.netty.util.concurrent.Future;
@@ -31,7 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The event loop of {@code IoMode.POLLING} (and of {@code IoMode.EVENT_LOOP} on epoll with posts on the
+ * The event loop of {@code IoMode.POLLING} (and of {@code IoMode.EVENT_LOOP} with posts on the
  * caller, below): a netty {@link IoEventLoop} that is not tied to one
  * thread. Whoever holds its <em>driver</em> slot is, for that time, the loop's thread
  * ({@link #inEventLoop(Thread)}): an application thread inside {@link #drive()} (a CQ poll),
@@ -51,12 +53,14 @@ import java.util.concurrent.locks.LockSupport;
  * </pre>
  *
  * <p><b>Event-loop mode with posts on the caller</b> ({@code IoMode.EVENT_LOOP},
- * {@code RnicConfig.callerTransmit}, epoll): the I/O thread is an ordinary event loop, never parked
- * for a takeover period and never spinning, except that it waits in epoll <em>without</em> the slot.
- * netty's epoll handler asks its context for the deadline right before it waits
- * ({@code deadlineNanos()}) and whether to report I/O time right after, before it handles the ready
- * events ({@code shouldReportActiveIoTime()}); the loop gives the slot up in the first and takes it
- * back in the second (waiting, parked, for a poster that holds it). While the I/O thread waits, a
+ * {@code RnicConfig.callerTransmit}): the I/O thread is an ordinary event loop, never parked
+ * for a takeover period and never spinning, except that it waits on the sockets <em>without</em> the
+ * slot. netty's handlers ask their context right before they wait -- epoll for the deadline
+ * ({@code deadlineNanos()}), the NIO selector for the delay ({@code delayNanos()}) -- and whether to
+ * report I/O time right after, before they handle the ready events
+ * ({@code shouldReportActiveIoTime()}); the loop gives the slot up in the first and takes it back in
+ * the second (waiting, parked, for a poster that holds it). On NIO a holder's change to the
+ * selector's keys also wakes the I/O thread as the holder leaves ({@link KeyWatch}). While the I/O thread waits, a
  * post's {@link #tryRun} finds the slot free and frames and writes on the posting thread, as a
  * polling-mode post does; while it works, the post's run is queued and the I/O thread runs it
  * after the events. Nothing of netty's handler runs off the I/O thread meanwhile: CQ polls do not
@@ -128,19 +132,32 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private volatile long shutdownTimeoutNanos;
 
     /**
-     * Event-loop mode with posts on the caller (epoll): the I/O thread is the loop's receiver and
-     * never parks for a takeover period, but it waits in epoll without the slot, so that a post
+     * Event-loop mode with posts on the caller: the I/O thread is the loop's receiver and
+     * never parks for a takeover period, but it waits on the sockets without the slot, so that a post
      * finds the loop free and frames and writes on the posting thread (see the class comment).
      */
     private final boolean callerTransmit;
     /** The I/O thread wants the slot back (a poster holds it): releasers unpark it. */
     private volatile boolean ioWantsSlot;
     /**
-     * The I/O thread gave the slot up for its wait in epoll (callerTransmit): from the handler's
-     * {@code deadlineNanos()} until its {@code shouldReportActiveIoTime()} after the wait. Written
-     * and read by the I/O thread; read by a slot holder meanwhile (after its CAS).
+     * The I/O thread gave the slot up for its wait on the sockets (callerTransmit): from the handler's
+     * {@code deadlineNanos()} (NIO: {@code delayNanos()}) until its {@code shouldReportActiveIoTime()}
+     * after the wait. Written and read by the I/O thread; read by a slot holder meanwhile (after its
+     * CAS).
      */
     private boolean releasedForWait;
+    /**
+     * NIO with posts on the caller: a change to a selector's keys made while it waits -- a new
+     * interest set, a cancelled key, a new registration -- takes effect only at its next selection
+     * ({@link java.nio.channels.SelectionKey}, {@link java.nio.channels.Selector}; epoll's
+     * {@code epoll_ctl} reaches a waiting {@code epoll_wait} at once). A holder that makes one (a
+     * write the socket did not take whole asks for OP_WRITE; a reset's socket is only closed once its
+     * key is deregistered) wakes the I/O thread as it leaves, or that change would wait for the wait's
+     * end. The loop watches its registrations ({@link KeyWatch}).
+     */
+    private final boolean keysNeedWakeup;
+    /** A holder changed the selector's keys while the I/O thread waited (NIO): written and read by holders. */
+    private boolean keysChanged;
     /** The scheduled-task deadline the I/O thread's wait was computed for (netty's ticker; -1: none). */
     private long waitDeadline;
     /** The wait's delay and when it was computed (System.nanoTime()): netty asks for it after the release. */
@@ -178,6 +195,9 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
         @Override
         public long delayNanos(long currentTimeNanos) {
+            if (callerTransmit && !releasedForWait) {
+                releaseForWait(); // NIO: the selector asks for the delay right before it waits
+            }
             if (releasedForWait) {
                 return Math.max(0, waitDelayNanos - (System.nanoTime() - waitComputedAt));
             }
@@ -186,17 +206,14 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
         @Override
         public long deadlineNanos() {
-            long next = nextScheduledTaskDeadlineNanos();
-            long deadline = next == -1 ? getCurrentTimeNanos() + TimeUnit.SECONDS.toNanos(1) : next;
             if (callerTransmit && !releasedForWait) {
-                // netty waits in epoll next: without the slot, so that posts run on their threads
-                waitDeadline = next;
-                waitComputedAt = System.nanoTime();
-                waitDelayNanos = DrivableEventLoop.this.delayNanos(waitComputedAt, TimeUnit.SECONDS.toNanos(1));
-                releasedForWait = true;
-                driver.set(null);
+                releaseForWait(); // epoll: the handler asks for the deadline right before it waits
             }
-            return deadline;
+            if (releasedForWait) {
+                return waitDeadline == -1 ? getCurrentTimeNanos() + TimeUnit.SECONDS.toNanos(1) : waitDeadline;
+            }
+            long next = nextScheduledTaskDeadlineNanos();
+            return next == -1 ? getCurrentTimeNanos() + TimeUnit.SECONDS.toNanos(1) : next;
         }
 
         @Override
@@ -234,6 +251,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         this.tickerOffset = before + (System.nanoTime() - before) / 2 - ticker;
         this.lastDriven = System.nanoTime() - takeoverNanos; // nobody drove yet: the I/O thread serves setup
         this.handler = factory.newHandler(this);
+        this.keysNeedWakeup = callerTransmit && handler instanceof NioIoHandler;
         this.polledSockets = new PolledSockets(this.handler);
         threads.execute(this::ioThreadMain); // last: the thread sees every field above
     }
@@ -279,18 +297,19 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     }
 
     /**
-     * Gives the slot up after a drive or a run: with the event-loop I/O thread waiting in epoll
+     * Gives the slot up after a drive or a run: with the event-loop I/O thread waiting on the sockets
      * meanwhile, wakes it if this holder scheduled a task due before its wait ends, and unparks it if
      * it waits for the slot.
      */
     private void release() {
         boolean wake = false;
         if (callerTransmit && releasedForWait) {
-            // The I/O thread waits in epoll for what it saw before it gave the slot up: tasks this
-            // holder queued (execute() does not wake the loop for its holder) or a scheduled task due
-            // earlier need it now.
+            // The I/O thread waits on the sockets for what it saw before it gave the slot up: tasks this
+            // holder queued (execute() does not wake the loop for its holder), a scheduled task due
+            // earlier, or (NIO) a change the holder made to the selector's keys need it now.
             long next = nextScheduledTaskDeadlineNanos();
-            wake = !tasks.isEmpty() || next != -1 && (waitDeadline == -1 || next < waitDeadline);
+            wake = keysChanged || !tasks.isEmpty() || next != -1 && (waitDeadline == -1 || next < waitDeadline);
+            keysChanged = false;
             if (wake) {
                 handBack.set(true); // canBlock() says no if the I/O thread has not started its wait yet
             }
@@ -328,7 +347,20 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         }
     }
 
-    /** After netty's wait in epoll: the I/O thread takes the slot back before it handles the events. */
+    /**
+     * Right before netty's wait (epoll's {@code deadlineNanos()}, the NIO selector's
+     * {@code delayNanos()}): the I/O thread notes what the wait is for -- the scheduled tasks belong to
+     * the next holder from now on -- and gives the slot up, so that posts run on their threads.
+     */
+    private void releaseForWait() {
+        waitDeadline = nextScheduledTaskDeadlineNanos();
+        waitComputedAt = System.nanoTime();
+        waitDelayNanos = delayNanos(waitComputedAt, TimeUnit.SECONDS.toNanos(1));
+        releasedForWait = true;
+        driver.set(null);
+    }
+
+    /** After netty's wait: the I/O thread takes the slot back before it handles the events. */
     private void reacquireAfterWait() {
         if (releasedForWait) {
             takeSlot(ioThread);
@@ -531,7 +563,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
 
     /**
      * Event-loop mode with posts on the caller: the I/O thread serves the sockets as an ordinary
-     * event loop, turn after turn, and waits in epoll without the slot (the handler's context gives
+     * event loop, turn after turn, and waits on the sockets without the slot (the handler's context gives
      * it up and takes it back around the wait).
      */
     private void serveUntilShutdown(Thread me) {
@@ -797,6 +829,10 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private void registerNow(IoHandle handle, Promise<IoRegistration> promise) {
         try {
             IoRegistration registration = handler.register(handle);
+            if (keysNeedWakeup) {
+                keysChanged |= releasedForWait; // a holder registered while the I/O thread waits
+                registration = new KeyWatch(registration);
+            }
             promise.setSuccess(polledSockets.registered(handle, registration));
         } catch (Exception e) {
             polledSockets.registered(handle, null);
@@ -812,5 +848,38 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     @Override
     public boolean isIoType(Class<? extends IoHandler> handlerType) {
         return handler.getClass().equals(handlerType);
+    }
+    /**
+     * A NIO registration whose interest changes and cancellation by a holder, made while the I/O
+     * thread waits in the selector, wake the I/O thread when that holder leaves ({@link #keysNeedWakeup}).
+     */
+    private final class KeyWatch implements IoRegistration {
+        private final IoRegistration registration;
+
+        KeyWatch(IoRegistration registration) {
+            this.registration = registration;
+        }
+
+        @Override
+        public <T> T attachment() {
+            return registration.attachment();
+        }
+
+        @Override
+        public long submit(IoOps ops) {
+            keysChanged |= releasedForWait; // the slot holder, while the I/O thread waits
+            return registration.submit(ops);
+        }
+
+        @Override
+        public boolean isValid() {
+            return registration.isValid();
+        }
+
+        @Override
+        public boolean cancel() {
+            keysChanged |= releasedForWait;
+            return registration.cancel();
+        }
     }
 }

@@ -95,7 +95,7 @@ public final class IwarpTransport implements AutoCloseable {
         this.config = config;
         this.capture = capture;
         this.kind = kind;
-        this.group = config.ioMode() == IoMode.EVENT_LOOP && kind == SocketKind.EPOLL && config.callerTransmit()
+        this.group = config.ioMode() == IoMode.EVENT_LOOP && config.callerTransmit()
                 ? new DrivableEventLoopGroup(config.eventLoopThreads(), this::newLoopThread, kind.ioHandlerFactory(),
                         0, 0, true)
                 : config.ioMode() != IoMode.EVENT_LOOP
@@ -106,7 +106,7 @@ public final class IwarpTransport implements AutoCloseable {
                         kind.ioHandlerFactory());
     }
 
-    /** Whether posts may transmit on the posting thread: the loops are drivable (polling, or event loop with callerTransmit on epoll). */
+    /** Whether posts may transmit on the posting thread: the loops are drivable (polling, or event loop with callerTransmit). */
     boolean drivableLoops() {
         return group instanceof DrivableEventLoopGroup;
     }

@@ -59,7 +59,7 @@ import java.time.Duration;
  *                           rule, docs/transport.md): a gain where TCP paces its segments itself
  *                           and a loss where it does not; by default on when the system's congestion
  *                           control paces ({@link TcpCongestion}: BBR)
- * @param callerTransmit     in {@link IoMode#EVENT_LOOP} on epoll: whether a post transmits on the
+ * @param callerTransmit     in {@link IoMode#EVENT_LOOP}: whether a post transmits on the
  *                           posting thread while the loop's I/O thread waits on the sockets (it
  *                           waits without holding the loop: {@link DrivableEventLoop}); false: every
  *                           post is handed to the I/O thread

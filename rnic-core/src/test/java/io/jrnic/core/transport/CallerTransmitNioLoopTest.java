@@ -1,0 +1,94 @@
+package io.jrnic.core.transport;
+
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.nio.NioIoHandle;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.nio.NioIoOps;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link CallerTransmitLoopTest} on NIO sockets: the selector waits without the loop's slot as epoll
+ * does, and a change to its keys that a holder makes meanwhile (an interest set, as a write the socket
+ * did not take whole asks for OP_WRITE) wakes the I/O thread when the holder leaves -- a waiting
+ * selector would only see it at its next selection.
+ */
+class CallerTransmitNioLoopTest extends CallerTransmitLoopTest {
+    @Override
+    IoHandlerFactory handlerFactory() {
+        return NioIoHandler.newFactory();
+    }
+
+    @Test
+    void anInterestTheHolderSetsWakesTheIoThreadWhenTheHolderLeaves() throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             SocketChannel client = SocketChannel.open(server.getLocalAddress());
+             SocketChannel accepted = server.accept()) {
+            client.configureBlocking(false);
+            WritableProbe probe = new WritableProbe(client);
+            IoRegistration registration = loop.register(probe).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            awaitIoThreadWaiting(); // with no interest and nothing scheduled it waits up to a second
+            AtomicLong askedAt = new AtomicLong();
+            assertThat(loop.tryRun(() -> {
+                askedAt.set(System.nanoTime());
+                registration.submit(NioIoOps.WRITE); // the socket is writable: the next selection reports it
+            })).isTrue();
+            assertThat(probe.writable.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
+            assertThat(probe.ranOn.get()).isEqualTo("caller-transmit-io");
+            // without the wake-up the selector sees the interest when its idle wait of a second ends
+            assertThat(TimeUnit.NANOSECONDS.toMillis(probe.at.get() - askedAt.get()))
+                    .as("ms from asking for OP_WRITE to the event").isLessThan(700);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+            while (!loop.tryRun(registration::cancel)) { // the I/O thread may hold the loop a moment
+                assertThat(System.nanoTime()).as("the loop is free again").isLessThan(deadline);
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** A socket registered with no interest: records the first writable event. */
+    private static final class WritableProbe implements NioIoHandle {
+        private final SocketChannel channel;
+        final CountDownLatch writable = new CountDownLatch(1);
+        final AtomicLong at = new AtomicLong();
+        final AtomicReference<String> ranOn = new AtomicReference<>();
+
+        WritableProbe(SocketChannel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public SelectableChannel selectableChannel() {
+            return channel;
+        }
+
+        @Override
+        public void handle(IoRegistration registration, IoEvent event) {
+            if (writable.getCount() > 0) {
+                at.set(System.nanoTime());
+                ranOn.set(Thread.currentThread().getName());
+                writable.countDown();
+            }
+            registration.submit(NioIoOps.NONE); // once is enough: no busy selector
+        }
+
+        @Override
+        public void close() {
+            // the test closes the socket
+        }
+    }
+}
