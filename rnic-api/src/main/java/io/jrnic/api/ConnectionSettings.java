@@ -39,7 +39,7 @@ public final class ConnectionSettings {
      * {@link #emss(int)}: the connection's own EMSS, read from its socket when it is established
      * (RFC 5044 §5.1): the TCP MSS the socket reports (Linux epoll: {@code tcpi_snd_mss}, which
      * counts the TCP options in use), else the MTU of the local interface less the IP and TCP
-     * headers. The default.
+     * headers and the TCP timestamps option. The default.
      */
     public static final int AUTO_EMSS = 0;
     /** The default {@link #progressTimeout(Duration)}: 60 seconds (why: see that method). */

@@ -24,7 +24,10 @@ import java.net.SocketException;
  *       peer's largest window so far, so a fresh loopback connection reports 32,741 (65,483 once the
  *       window has opened; {@link SendMss}).</li>
  *   <li>NIO: the JDK reports no MSS (there is no {@code TCP_MAXSEG} option), so the MTU of the
- *       interface holding the local address, less the IPv4 or IPv6 and TCP headers.</li>
+ *       interface holding the local address, less the IPv4 or IPv6 and TCP headers and the TCP
+ *       timestamps option ({@link #mtuSegment}): the kernel's own MSS where timestamps are on (Linux
+ *       and macOS by default; 65,483 on Linux's loopback, 1448 on Ethernet), 12 bytes under it where
+ *       they are off.</li>
  *   <li>Neither known: {@link TransportConfig#ETHERNET_EMSS}.</li>
  * </ul>
  *
@@ -37,6 +40,13 @@ final class SocketMss {
     static final int IPV4_TCP_HEADERS = 20 + 20;
     /** IPv6 and TCP headers without options. */
     static final int IPV6_TCP_HEADERS = 40 + 20;
+    /** The TCP timestamps option (RFC 7323 §3), 10 bytes padded to 12, in every segment where it is on. */
+    static final int TCP_TIMESTAMPS_OPTION = 12;
+    /**
+     * The largest IPv4 datagram (its header's total length is 16 bits): Linux's loopback MTU of 65,536
+     * carries no more.
+     */
+    static final int MAX_IPV4_DATAGRAM = 65_535;
 
     private SocketMss() {
     }
@@ -56,8 +66,23 @@ final class SocketMss {
         return mtuBased > 0 ? mtuBased : TransportConfig.ETHERNET_EMSS;
     }
 
-    /** The MTU of the local address's interface less the headers, or 0 when unknown. */
+    /** The segment size the local address's interface allows ({@link #mtuSegment}), clamped; 0 when unknown. */
     static int fromMtu(SocketAddress local) {
+        int segment = mtuSegment(local);
+        return segment > 0 ? clamp(segment) : 0;
+    }
+
+    /**
+     * The TCP segment size the MTU of the local address's interface allows: the largest datagram it
+     * carries less the IP and TCP headers and the timestamps option. Where timestamps are on this is
+     * the kernel's MSS; where they are off, 12 bytes under it. Never above it: a write cut at this
+     * size ends a little before a segment's end at worst, which leaves no small segment behind (the
+     * segment rule's concern), where an estimate a byte above the MSS would leave one per write.
+     *
+     * @param local the connection's local address
+     * @return the segment size in bytes, or 0 when the interface or its MTU is unknown
+     */
+    static int mtuSegment(SocketAddress local) {
         if (!(local instanceof InetSocketAddress inet) || inet.getAddress() == null) {
             return 0;
         }
@@ -67,7 +92,10 @@ final class SocketMss {
             if (mtu <= 0) {
                 return 0;
             }
-            return clamp(mtu - (inet.getAddress() instanceof Inet6Address ? IPV6_TCP_HEADERS : IPV4_TCP_HEADERS));
+            int segment = inet.getAddress() instanceof Inet6Address
+                    ? mtu - IPV6_TCP_HEADERS // IPv6's payload length leaves its own header out
+                    : Math.min(mtu, MAX_IPV4_DATAGRAM) - IPV4_TCP_HEADERS;
+            return Math.max(0, segment - TCP_TIMESTAMPS_OPTION);
         } catch (SocketException e) {
             return 0;
         }
@@ -75,16 +103,19 @@ final class SocketMss {
 
     /**
      * The TCP segment size a write of this channel is cut into now, for the framing handler's
-     * segment rule: the kernel's current send MSS on epoll; 0 (unknown, the rule is off) elsewhere --
-     * the MTU-based estimate can miss the TCP options by a few bytes, and a limit a byte above the
-     * MSS would make the very small segments the rule avoids.
+     * segment rule: the kernel's current send MSS on epoll; on NIO the MTU's segment
+     * ({@link #mtuSegment}), at most the MSS, as the rule needs: a limit a byte above the MSS would
+     * make the very small segments the rule avoids.
      *
      * @param channel the connection's channel
-     * @return the send MSS in bytes, or 0
+     * @return the segment size in bytes, or 0 when the channel is closed or it is unknown
      */
     static int segmentSize(Channel channel) {
         SendMss probe = SendMss.of(channel);
-        return probe == null ? 0 : probe.read();
+        if (probe != null) {
+            return probe.read();
+        }
+        return channel.isActive() ? mtuSegment(channel.localAddress()) : 0;
     }
 
     /**

@@ -55,8 +55,8 @@ import java.time.Duration;
  *                           sockets, keeps passing over them without sleeping after the last work it
  *                           found (no wake-up for a request that follows soon); zero: sleep at once
  * @param segmentRule        whether a connection's writes end at TCP segment boundaries where they
- *                           would run a little past one (epoll only: the framing handler's segment
- *                           rule, docs/transport.md): a gain where TCP paces its segments itself
+ *                           would run a little past one (the framing handler's segment rule,
+ *                           docs/transport.md; on NIO by the MTU's segment): a gain where TCP paces its segments itself
  *                           and a loss where it does not; by default on when the system's congestion
  *                           control paces ({@link TcpCongestion}: BBR)
  * @param callerTransmit     in {@link IoMode#EVENT_LOOP}: whether a post transmits on the

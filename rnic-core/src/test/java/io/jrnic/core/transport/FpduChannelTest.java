@@ -193,6 +193,29 @@ class FpduChannelTest {
         assertThat(segment[1]).as("none after %d flushes either", FpduFramingHandler.SEGMENT_SIZE_REFRESH).isZero();
     }
 
+    /**
+     * NIO reports no MSS: the rule cuts by the MTU's segment, at most the kernel's MSS (SocketMss),
+     * read once at Full Operation and kept (nothing to read again). Without it the rule was off on NIO
+     * and its 4 KiB lists ran at half the speed (docs/transport.md).
+     */
+    @Test
+    void onNioTheSegmentRuleCutsByTheMtusSegment() throws Exception {
+        Pair pair = largeFpdus(settings(CrcPolicy.OFF, false), TransportFixture.config().segmentRule(true));
+        assumeTrue(pair.initiator().ioTransport() == IoTransport.NIO, "the MTU's segment is NIO's (epoll reads the MSS)");
+        FpduChannel a = pair.initiator();
+        int[] segment = new int[3];
+        onLoop(a, () -> {
+            segment[0] = a.segmentSize();
+            for (int i = 0; i < FpduFramingHandler.SEGMENT_SIZE_REFRESH; i++) {
+                a.flush();
+            }
+            segment[1] = a.segmentSize();
+            segment[2] = SocketMss.mtuSegment(a.nettyChannel().localAddress());
+        });
+        assertThat(segment[0]).as("at Full Operation").isPositive().isEqualTo(segment[2]);
+        assertThat(segment[1]).as("after %d flushes", FpduFramingHandler.SEGMENT_SIZE_REFRESH).isEqualTo(segment[2]);
+    }
+
     @Test
     void theSegmentRuleFollowsTheSocketsSendMssAsTheWindowOpens() throws Exception {
         Pair pair = largeFpdusOnEpoll("the send MSS is read on epoll only");

@@ -56,14 +56,36 @@ class SocketMssTest {
     }
 
     @Test
-    void onNioItIsTheInterfacesMtuLessTheHeaders() throws Exception {
+    void onNioItIsTheInterfacesMtuLessTheHeadersAndTimestamps() throws Exception {
         group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
         InetAddress loopback = InetAddress.getLoopbackAddress();
         int mtu = NetworkInterface.getByInetAddress(loopback).getMTU();
+        int segment = Math.min(mtu, SocketMss.MAX_IPV4_DATAGRAM) - SocketMss.IPV4_TCP_HEADERS
+                - SocketMss.TCP_TIMESTAMPS_OPTION;
         try (ServerSocket server = new ServerSocket(0, 1, loopback)) {
             Channel channel = connect(server, NioSocketChannel.class);
-            assertThat(SocketMss.of(channel)).isEqualTo(Math.min(mtu - SocketMss.IPV4_TCP_HEADERS, TransportConfig.MAX_EMSS));
-            assertThat(SocketMss.segmentSize(channel)).as("no exact MSS on NIO: the segment rule is off").isZero();
+            assertThat(SocketMss.of(channel)).isEqualTo(Math.min(segment, TransportConfig.MAX_EMSS));
+            assertThat(SocketMss.segmentSize(channel)).as("the segment rule's size, unclamped").isEqualTo(segment);
+            channel.close().sync();
+            assertThat(SocketMss.segmentSize(channel)).as("closed: unknown").isZero();
+        }
+    }
+
+    /**
+     * The MTU's segment is the kernel's own MSS where timestamps are on, and never above it: Linux
+     * advertises its MSS less the options in use ({@code tcpi_advmss}: 65,483 on loopback, whose MTU
+     * of 65,536 exceeds what an IPv4 datagram can carry).
+     */
+    @Test
+    void theMtusSegmentIsAtMostTheKernelsMss() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "netty's native epoll transport loads here");
+        group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            EpollSocketChannel channel = (EpollSocketChannel) connect(server, EpollSocketChannel.class);
+            long advertised = channel.tcpInfo().advmss();
+            int segment = SocketMss.mtuSegment(channel.localAddress());
+            assertThat((long) segment).isLessThanOrEqualTo(advertised)
+                    .isGreaterThanOrEqualTo(advertised - SocketMss.TCP_TIMESTAMPS_OPTION);
             channel.close().sync();
         }
     }
@@ -73,8 +95,9 @@ class SocketMssTest {
         InetAddress v6 = InetAddress.getByName("::1");
         NetworkInterface nif = NetworkInterface.getByInetAddress(v6);
         assumeTrue(nif != null, "an IPv6 loopback address");
-        assertThat(SocketMss.fromMtu(new InetSocketAddress(v6, 1)))
-                .isEqualTo(Math.min(nif.getMTU() - SocketMss.IPV6_TCP_HEADERS, TransportConfig.MAX_EMSS));
+        int segment = nif.getMTU() - SocketMss.IPV6_TCP_HEADERS - SocketMss.TCP_TIMESTAMPS_OPTION;
+        assertThat(SocketMss.mtuSegment(new InetSocketAddress(v6, 1))).isEqualTo(segment);
+        assertThat(SocketMss.fromMtu(new InetSocketAddress(v6, 1))).isEqualTo(Math.min(segment, TransportConfig.MAX_EMSS));
     }
 
     @Test
