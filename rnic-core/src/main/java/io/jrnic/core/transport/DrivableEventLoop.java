@@ -148,12 +148,13 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private boolean releasedForWait;
     /**
      * NIO with posts on the caller: a change to a selector's keys made while it waits -- a new
-     * interest set, a cancelled key, a new registration -- takes effect only at its next selection
+     * interest set, a cancelled key -- takes effect only at its next selection
      * ({@link java.nio.channels.SelectionKey}, {@link java.nio.channels.Selector}; epoll's
      * {@code epoll_ctl} reaches a waiting {@code epoll_wait} at once). A holder that makes one (a
      * write the socket did not take whole asks for OP_WRITE; a reset's socket is only closed once its
      * key is deregistered) wakes the I/O thread as it leaves, or that change would wait for the wait's
-     * end. The loop watches its registrations ({@link KeyWatch}).
+     * end. The loop watches its registrations ({@link KeyWatch}); a new one needs no wake-up, as netty
+     * registers a key with no interest and submits the interest after.
      */
     private final boolean keysNeedWakeup;
     /** A holder changed the selector's keys while the I/O thread waited (NIO): written and read by holders. */
@@ -830,7 +831,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         try {
             IoRegistration registration = handler.register(handle);
             if (keysNeedWakeup) {
-                keysChanged |= releasedForWait; // a holder registered while the I/O thread waits
+                // netty registers with no interest: the submit that follows is what the selector must see
                 registration = new KeyWatch(registration);
             }
             promise.setSuccess(polledSockets.registered(handle, registration));

@@ -88,10 +88,7 @@ final class SocketMss {
         }
         try {
             NetworkInterface nif = NetworkInterface.getByInetAddress(inet.getAddress());
-            int mtu = nif == null ? -1 : nif.getMTU();
-            if (mtu <= 0) {
-                return 0;
-            }
+            int mtu = nif == null ? -1 : nif.getMTU(); // -1: unknown, and so is the segment below
             int segment = inet.getAddress() instanceof Inet6Address
                     ? mtu - IPV6_TCP_HEADERS // IPv6's payload length leaves its own header out
                     : Math.min(mtu, MAX_IPV4_DATAGRAM) - IPV4_TCP_HEADERS;

@@ -60,6 +60,41 @@ class CallerTransmitNioLoopTest extends CallerTransmitLoopTest {
         }
     }
 
+    /**
+     * An abortive close by a holder (SO_LINGER 0, as a connection's reset): the JDK closes a socket
+     * registered with a selector only once its cancelled key is deregistered, at the selector's next
+     * selection, so the RST leaves when the I/O thread wakes -- at once, not at its wait's end.
+     */
+    @Test
+    void aKeyTheHolderCancelsWakesTheIoThreadSoTheResetLeaves() throws Exception {
+        try (ServerSocketChannel server = ServerSocketChannel.open()
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+             SocketChannel client = SocketChannel.open(server.getLocalAddress());
+             SocketChannel accepted = server.accept()) {
+            client.configureBlocking(false);
+            IoRegistration registration = loop.register(new WritableProbe(client)).get(WAIT_SECONDS, TimeUnit.SECONDS);
+            awaitIoThreadWaiting(); // with no interest and nothing scheduled it waits up to a second
+            AtomicLong closedAt = new AtomicLong();
+            assertThat(loop.tryRun(() -> {
+                try {
+                    client.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
+                    client.close(); // netty's doClose, then its deregistration:
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                registration.cancel();
+                closedAt.set(System.nanoTime());
+            })).isTrue();
+            accepted.socket().setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            java.io.InputStream in = accepted.socket().getInputStream();
+            org.assertj.core.api.Assertions.assertThatThrownBy(in::read).as("the peer sees the reset")
+                    .isInstanceOf(java.net.SocketException.class);
+            // without the wake-up the socket is closed when the I/O thread's idle wait of a second ends
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closedAt.get()))
+                    .as("ms from the close to the reset at the peer").isLessThan(700);
+        }
+    }
+
     /** A socket registered with no interest: records the first writable event. */
     private static final class WritableProbe implements NioIoHandle {
         private final SocketChannel channel;
