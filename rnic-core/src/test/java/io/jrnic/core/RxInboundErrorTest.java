@@ -238,9 +238,12 @@ class RxInboundErrorTest extends EngineFixture {
         MemoryRegion source = a.region(4096, RIGHTS);
         a.memory(source).fill((byte) 0x5A);
         long to = -16L; // 16 bytes before 2^64: in bounds, but TO + 32 wraps
-        a.qp.postSend(new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(source.stag(), a.base(source), 32)
-                .remote(sink.stag(), to));
-        a.qp.postSend(new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sge(source.stag(), a.base(source), 8));
+        // one list: posted one by one, the Terminate could come back before the Send is posted
+        SendWorkRequest[] list = {
+                new SendWorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(source.stag(), a.base(source), 32)
+                        .remote(sink.stag(), to),
+                new SendWorkRequest().wrId(2).opcode(Opcode.SEND).sge(source.stag(), a.base(source), 8)};
+        assertThat(a.qp.postSend(list, 0, list.length)).isEqualTo(2);
         awaitState(b, QpState.ERROR);
         awaitState(a, QpState.ERROR);
         // on the wire: RFC 5041 §7.2 1/1/0x03 with the Write's DDP header (M=1, D=1)
