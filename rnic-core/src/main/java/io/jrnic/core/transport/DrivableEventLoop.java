@@ -100,7 +100,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final IoEventLoopGroup parent;
     private final IoHandler handler;
     private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
-    /** The loop's epoll stream sockets, which a non-blocking pass reads without epoll_wait while they are few. */
+    /** The loop's stream sockets, which a non-blocking pass reads without epoll_wait or selectNow while they are few. */
     private final PolledSockets polledSockets;
     /** The thread running the loop's work now, or null. */
     private final AtomicReference<Thread> driver = new AtomicReference<>();
@@ -457,7 +457,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         return applicationDrives;
     }
 
-    /** Epoll stream sockets registered on this loop now. */
+    /** Stream sockets (epoll and NIO) registered on this loop now. */
     int polledSockets() {
         return polledSockets.count();
     }
@@ -472,7 +472,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
         return polledSockets.resumeVisits;
     }
 
-    /** Epoll stream sockets announced for registration whose handle has not registered. */
+    /** Stream sockets (epoll and NIO) announced for registration whose handle has not registered. */
     int socketsBeingRegistered() {
         return polledSockets.announced();
     }

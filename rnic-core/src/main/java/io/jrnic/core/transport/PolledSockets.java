@@ -3,6 +3,7 @@ package io.jrnic.core.transport;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
+import io.netty.channel.IoEvent;
 import io.netty.channel.IoHandle;
 import io.netty.channel.IoHandler;
 import io.netty.channel.IoOps;
@@ -10,6 +11,9 @@ import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoEvent;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoEvent;
+import io.netty.channel.nio.NioIoOps;
+import io.netty.channel.socket.nio.NioSocketChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,11 +22,11 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The epoll stream sockets of one {@link DrivableEventLoop}, which a non-blocking pass over the
- * loop (an application thread's drive, the I/O thread's spin after work or its
+ * The stream sockets (epoll and NIO) of one {@link DrivableEventLoop}, which a non-blocking pass over
+ * the loop (an application thread's drive, the I/O thread's spin after work or its
  * {@code IoMode.BUSY_POLLING} spin) reads with one {@code recv} each instead of first asking
- * {@code epoll_wait} which of them are readable (issue 11, docs/transport.md "Polled reads"). Such
- * passes come back to back; with a socket or two on the loop, a {@code recv} that finds nothing
+ * {@code epoll_wait} (NIO: the selector's {@code selectNow}) which of them are readable (issue 11,
+ * docs/transport.md "Polled reads"). Such passes come back to back; with a socket or two on the loop, a {@code recv} that finds nothing
  * costs what an empty {@code epoll_wait} costs, and one that finds an FPDU saves the
  * {@code epoll_wait} in front of it: one system call less per received message, as a raw-TCP
  * ping-pong that busy-polls its socket pays. With more sockets the reads of the idle ones would
@@ -38,11 +42,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * epoll is level-triggered (docs/transport.md), so a socket a read drained is not reported again,
  * and one a read left data in is reported by the next epoll pass: no event is lost.
  *
- * <p>While application threads drive the loop, its polled sockets also leave the epoll set
- * (issue 11): the kernel runs epoll's wake-up callback for every segment that reaches a socket in an
+ * <p>While application threads drive the loop, its polled epoll sockets also leave the epoll set
+ * (issue 11; a NIO selector keeps its keys): the kernel runs epoll's wake-up callback for every segment that reaches a socket in an
  * epoll set, whatever its interest, which cost about 0.2 µs of a loopback half round trip
  * (docs/benchmarks.md, "Issue 11, 2026-11-25 04:40-06:30 UTC"). Each socket's registration, as its
- * channel holds it, is a {@link Suspendable}: an application's pass gives netty's registration up
+ * channel holds it, is a {@link Suspendable} on epoll: an application's pass gives netty's registration up
  * ({@code epoll_ctl(DEL)}), and the socket registers again, with the interest netty asked for
  * meanwhile, before anything needs epoll to see it: a pass that must ask epoll for its sake (the
  * conditions above), the I/O thread's blocking turn, the loop's shutdown. The periodic epoll pass
@@ -50,8 +54,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * thread's own non-blocking passes read them as they are and suspend nothing: it serves when no
  * application does, and takes a blocking turn soon.
  *
- * <p>The read is netty's own: the socket's {@link IoHandle} is handed an EPOLLIN event, as the epoll
- * handler would, so the channel reads, fires its pipeline and handles end of stream and errors as on
+ * <p>The read is netty's own: the socket's {@link IoHandle} is handed an EPOLLIN event (NIO: an
+ * OP_READ one), as the handler would, so the channel reads, fires its pipeline and handles end of stream and errors as on
  * any event loop.
  *
  * <p>Thread safety: {@link #announce} from any thread; everything else on the loop's current thread
@@ -67,13 +71,16 @@ final class PolledSockets {
     /** {@link #readEach}: the sockets were not read; the epoll handler must look. */
     static final int ASK_EPOLL = -1;
 
-    private static final EpollIoEvent READABLE = () -> EpollIoOps.EPOLLIN;
+    private static final EpollIoEvent EPOLL_READABLE = () -> EpollIoOps.EPOLLIN;
+    private static final NioIoEvent NIO_READABLE = () -> NioIoOps.READ;
 
     /** Socket channels being registered on the loop, by their handle (netty registers the channel's unsafe). */
     private final Map<Object, Channel> announced = new ConcurrentHashMap<>();
     private Channel[] channels = new Channel[LIMIT];
     private IoHandle[] handles = new IoHandle[LIMIT];
-    private Suspendable[] registrations = new Suspendable[LIMIT];
+    private IoRegistration[] registrations = new IoRegistration[LIMIT];
+    /** The event that has a socket's handle read: epoll's EPOLLIN or NIO's OP_READ. */
+    private IoEvent[] readable = new IoEvent[LIMIT];
     private int count;
     private int passesSinceEpoll;
     /**
@@ -96,14 +103,14 @@ final class PolledSockets {
     }
 
     /**
-     * A channel is about to register on the loop: an epoll stream socket is remembered until its
-     * handle registers ({@link #registered}) or the registration fails. Any thread.
+     * A channel is about to register on the loop: a stream socket (epoll or NIO) is remembered until
+     * its handle registers ({@link #registered}) or the registration fails. Any thread.
      *
      * @param channel      the channel
      * @param registration the promise of its registration
      */
     void announce(Channel channel, ChannelPromise registration) {
-        if (channel instanceof EpollSocketChannel) {
+        if (channel instanceof EpollSocketChannel || channel instanceof NioSocketChannel) {
             Object handle = channel.unsafe();
             announced.put(handle, channel);
             // a registration that fails before its handle reaches the loop (a closed channel, one
@@ -118,7 +125,7 @@ final class PolledSockets {
     }
 
     /**
-     * A handle registered with the loop's epoll handler: an announced socket joins the polled ones
+     * A handle registered with the loop's handler: an announced socket joins the polled ones
      * until it closes. Loop thread.
      *
      * @param handle       the handle
@@ -129,18 +136,23 @@ final class PolledSockets {
         if (channel == null || registration == null) {
             return registration;
         }
-        Suspendable suspendable = new Suspendable(handle, registration);
+        // An epoll socket may leave the epoll set while applications poll it (suspendAll); NIO's
+        // selector keeps its keys, and the channel keeps netty's registration.
+        boolean epoll = channel instanceof EpollSocketChannel;
+        IoRegistration kept = epoll ? new Suspendable(handle, registration) : registration;
         if (count == channels.length) {
             channels = Arrays.copyOf(channels, 2 * count);
             handles = Arrays.copyOf(handles, 2 * count);
             registrations = Arrays.copyOf(registrations, 2 * count);
+            readable = Arrays.copyOf(readable, 2 * count);
         }
         channels[count] = channel;
         handles[count] = handle;
-        registrations[count] = suspendable;
+        registrations[count] = kept;
+        readable[count] = epoll ? EPOLL_READABLE : NIO_READABLE;
         count++;
         channel.closeFuture().addListener(f -> remove(channel)); // runs on this loop
-        return suspendable;
+        return kept;
     }
 
     private void remove(Channel channel) {
@@ -150,9 +162,11 @@ final class PolledSockets {
                 channels[i] = channels[last];
                 handles[i] = handles[last];
                 registrations[i] = registrations[last];
+                readable[i] = readable[last];
                 channels[last] = null;
                 handles[last] = null;
                 registrations[last] = null;
+                readable[last] = null;
                 return;
             }
         }
@@ -193,7 +207,7 @@ final class PolledSockets {
             if (i < count) {
                 Channel channel = channels[i];
                 long before = bytesRead(channel);
-                handles[i].handle(registrations[i], READABLE);
+                handles[i].handle(registrations[i], readable[i]);
                 if (bytesRead(channel) != before) {
                     work++;
                 }
@@ -225,7 +239,9 @@ final class PolledSockets {
     private void suspendAll() {
         anySuspended = true;
         for (int i = 0; i < count; i++) {
-            registrations[i].suspend();
+            if (registrations[i] instanceof Suspendable epoll) {
+                epoll.suspend();
+            }
         }
     }
 
@@ -240,7 +256,9 @@ final class PolledSockets {
         anySuspended = false;
         resumeVisits += count;
         for (int i = 0; i < count; i++) {
-            registrations[i].resume();
+            if (registrations[i] instanceof Suspendable epoll) {
+                epoll.resume();
+            }
         }
     }
 
@@ -248,7 +266,7 @@ final class PolledSockets {
     int suspended() {
         int n = 0;
         for (int i = 0; i < count; i++) {
-            if (registrations[i].inner == null) {
+            if (registrations[i] instanceof Suspendable epoll && epoll.inner == null) {
                 n++;
             }
         }
