@@ -34,11 +34,8 @@ class CallerTransmitNioLoopTest extends CallerTransmitLoopTest {
 
     @Test
     void anInterestTheHolderSetsWakesTheIoThreadWhenTheHolderLeaves() throws Exception {
-        try (ServerSocketChannel server = ServerSocketChannel.open()
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             SocketChannel client = SocketChannel.open(server.getLocalAddress());
-             SocketChannel accepted = server.accept()) {
-            client.configureBlocking(false);
+        try (Connection connection = Connection.open()) {
+            SocketChannel client = connection.client();
             WritableProbe probe = new WritableProbe(client);
             IoRegistration registration = loop.register(probe).get(WAIT_SECONDS, TimeUnit.SECONDS);
             awaitIoThreadWaiting(); // with no interest and nothing scheduled it waits up to a second
@@ -67,11 +64,8 @@ class CallerTransmitNioLoopTest extends CallerTransmitLoopTest {
      */
     @Test
     void aKeyTheHolderCancelsWakesTheIoThreadSoTheResetLeaves() throws Exception {
-        try (ServerSocketChannel server = ServerSocketChannel.open()
-                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-             SocketChannel client = SocketChannel.open(server.getLocalAddress());
-             SocketChannel accepted = server.accept()) {
-            client.configureBlocking(false);
+        try (Connection connection = Connection.open()) {
+            SocketChannel client = connection.client();
             IoRegistration registration = loop.register(new WritableProbe(client)).get(WAIT_SECONDS, TimeUnit.SECONDS);
             awaitIoThreadWaiting(); // with no interest and nothing scheduled it waits up to a second
             AtomicLong closedAt = new AtomicLong();
@@ -85,13 +79,32 @@ class CallerTransmitNioLoopTest extends CallerTransmitLoopTest {
                 registration.cancel();
                 closedAt.set(System.nanoTime());
             })).isTrue();
-            accepted.socket().setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
-            java.io.InputStream in = accepted.socket().getInputStream();
+            connection.accepted().socket().setSoTimeout((int) TimeUnit.SECONDS.toMillis(WAIT_SECONDS));
+            java.io.InputStream in = connection.accepted().socket().getInputStream();
             org.assertj.core.api.Assertions.assertThatThrownBy(in::read).as("the peer sees the reset")
                     .isInstanceOf(java.net.SocketException.class);
             // without the wake-up the socket is closed when the I/O thread's idle wait of a second ends
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - closedAt.get()))
                     .as("ms from the close to the reset at the peer").isLessThan(700);
+        }
+    }
+
+    /** A loopback connection: the client's end non-blocking (to register), the accepted end blocking. */
+    private record Connection(ServerSocketChannel server, SocketChannel client, SocketChannel accepted)
+            implements AutoCloseable {
+        static Connection open() throws java.io.IOException {
+            ServerSocketChannel server = ServerSocketChannel.open()
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+            SocketChannel client = SocketChannel.open(server.getLocalAddress());
+            client.configureBlocking(false);
+            return new Connection(server, client, server.accept());
+        }
+
+        @Override
+        public void close() throws java.io.IOException {
+            try (server; client; accepted) {
+                // closed in reverse order
+            }
         }
     }
 

@@ -174,11 +174,12 @@ class FpduChannelTest {
         return TransportFixture.connect(transport, settings, settings);
     }
 
-    @Test
-    void withoutTheSegmentRuleAConnectionKeepsNoSegmentSize() throws Exception {
-        // under a congestion control that does not pace (CUBIC) the rule only costs (docs/transport.md)
-        Pair pair = largeFpdusOnEpoll("the segment rule needs the send MSS (epoll)", false);
-        FpduChannel a = pair.initiator();
+    /**
+     * On the channel's loop: its segment size at Full Operation, after {@link FpduFramingHandler#SEGMENT_SIZE_REFRESH}
+     * flushes (when epoll reads it again), and the reference value read from the socket then.
+     */
+    private static int[] segmentSizesAcrossARefresh(FpduChannel a, java.util.function.ToIntFunction<FpduChannel> reference)
+            throws Exception {
         int[] segment = new int[3];
         onLoop(a, () -> {
             segment[0] = a.segmentSize();
@@ -186,8 +187,16 @@ class FpduChannelTest {
                 a.flush();
             }
             segment[1] = a.segmentSize();
-            segment[2] = SocketMss.segmentSize(a.nettyChannel());
+            segment[2] = reference.applyAsInt(a);
         });
+        return segment;
+    }
+
+    @Test
+    void withoutTheSegmentRuleAConnectionKeepsNoSegmentSize() throws Exception {
+        // under a congestion control that does not pace (CUBIC) the rule only costs (docs/transport.md)
+        Pair pair = largeFpdusOnEpoll("the segment rule needs the send MSS (epoll)", false);
+        int[] segment = segmentSizesAcrossARefresh(pair.initiator(), a -> SocketMss.segmentSize(a.nettyChannel()));
         assertThat(segment[2]).as("the socket has a send MSS").isPositive();
         assertThat(segment[0]).as("none at Full Operation: the rule is off").isZero();
         assertThat(segment[1]).as("none after %d flushes either", FpduFramingHandler.SEGMENT_SIZE_REFRESH).isZero();
@@ -202,16 +211,7 @@ class FpduChannelTest {
     void onNioTheSegmentRuleCutsByTheMtusSegment() throws Exception {
         Pair pair = largeFpdus(settings(CrcPolicy.OFF, false), TransportFixture.config().segmentRule(true));
         assumeTrue(pair.initiator().ioTransport() == IoTransport.NIO, "the MTU's segment is NIO's (epoll reads the MSS)");
-        FpduChannel a = pair.initiator();
-        int[] segment = new int[3];
-        onLoop(a, () -> {
-            segment[0] = a.segmentSize();
-            for (int i = 0; i < FpduFramingHandler.SEGMENT_SIZE_REFRESH; i++) {
-                a.flush();
-            }
-            segment[1] = a.segmentSize();
-            segment[2] = SocketMss.mtuSegment(a.nettyChannel().localAddress());
-        });
+        int[] segment = segmentSizesAcrossARefresh(pair.initiator(), a -> SocketMss.mtuSegment(a.nettyChannel().localAddress()));
         assertThat(segment[0]).as("at Full Operation").isPositive().isEqualTo(segment[2]);
         assertThat(segment[1]).as("after %d flushes", FpduFramingHandler.SEGMENT_SIZE_REFRESH).isEqualTo(segment[2]);
     }
