@@ -35,7 +35,8 @@ class PollingModeTest extends LoopbackFixture {
 
     @Override
     RnicConfig nodeConfig(String name) {
-        return new RnicConfig().name(name).ioMode(IoMode.POLLING).pollingTakeover(TAKEOVER);
+        // on the socket kind under test: the POM's nio-data-path execution runs these on NIO too
+        return TestIoMode.config(name).ioMode(IoMode.POLLING).pollingTakeover(TAKEOVER);
     }
 
     @Test
