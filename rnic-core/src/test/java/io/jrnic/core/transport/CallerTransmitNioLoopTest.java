@@ -32,6 +32,11 @@ class CallerTransmitNioLoopTest extends CallerTransmitLoopTest {
         return NioIoHandler.newFactory();
     }
 
+    @Override
+    Class<? extends io.netty.channel.Channel> channelClass() {
+        return io.netty.channel.socket.nio.NioSocketChannel.class;
+    }
+
     @Test
     void anInterestTheHolderSetsWakesTheIoThreadWhenTheHolderLeaves() throws Exception {
         try (Connection connection = Connection.open()) {
