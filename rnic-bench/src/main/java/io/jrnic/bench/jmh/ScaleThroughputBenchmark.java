@@ -143,10 +143,11 @@ public class ScaleThroughputBenchmark {
         }
         IoMode mode = ioMode != null ? ioMode : IoMode.valueOf(System.getProperty("jrnic.bench.ioMode", "EVENT_LOOP"));
         int ioThreads = Integer.getInteger("jrnic.bench.ioThreads", new RnicConfig().ioThreads());
+        // -Djrnic.bench.ioTransport, as for the RnicPair benchmarks (default AUTO: epoll where it loads)
         active = Rnic.open(new RnicConfig().name("scale-a-" + qps).ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
-                .cqLimits(4, 1 << 20, 4));
+                .cqLimits(4, 1 << 20, 4).ioTransport(io.jrnic.bench.transport.RnicPair.ioTransport()));
         passive = Rnic.open(new RnicConfig().name("scale-b-" + qps).ioMode(mode).ioThreads(ioThreads).qpLimits(qps + 8, 64)
-                .cqLimits(4, 1 << 20, 4));
+                .cqLimits(4, 1 << 20, 4).ioTransport(io.jrnic.bench.transport.RnicPair.ioTransport()));
         ProtectionDomain pdA = active.allocatePd();
         ProtectionDomain pdB = passive.allocatePd();
         cq = active.createCq(qps * WINDOW + 64);
