@@ -60,8 +60,8 @@ import java.util.concurrent.locks.LockSupport;
  * report I/O time right after, before they handle the ready events
  * ({@code shouldReportActiveIoTime()}); the loop gives the slot up in the first and takes it back in
  * the second (waiting, parked, for a poster that holds it). On NIO a holder's change to the
- * selector's keys also wakes the I/O thread as the holder leaves ({@link KeyWatch}). While the I/O thread waits, a
- * post's {@link #tryRun} finds the slot free and frames and writes on the posting thread, as a
+ * selector's keys also wakes the I/O thread as the holder leaves ({@link KeyWatch}). While the I/O
+ * thread waits, a post's {@link #tryRun} finds the slot free and frames and writes on the posting thread, as a
  * polling-mode post does; while it works, the post's run is queued and the I/O thread runs it
  * after the events. Nothing of netty's handler runs off the I/O thread meanwhile: CQ polls do not
  * drive this loop ({@link #drivesOnPoll()}), and a {@link #drive()} runs the queued tasks only. The
