@@ -100,7 +100,7 @@ public final class DrivableEventLoop extends AbstractScheduledEventExecutor impl
     private final IoEventLoopGroup parent;
     private final IoHandler handler;
     private final Queue<Runnable> tasks = PlatformDependent.newMpscQueue();
-    /** The loop's stream sockets, which a non-blocking pass reads without epoll_wait or selectNow while they are few. */
+    /** The loop's stream sockets, which a non-blocking pass reads without epoll_wait or selectNow while few. */
     private final PolledSockets polledSockets;
     /** The thread running the loop's work now, or null. */
     private final AtomicReference<Thread> driver = new AtomicReference<>();

@@ -22,16 +22,16 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The stream sockets (epoll and NIO) of one {@link DrivableEventLoop}, which a non-blocking pass over
- * the loop (an application thread's drive, the I/O thread's spin after work or its
+ * The stream sockets (epoll and NIO) of one {@link DrivableEventLoop}, which a non-blocking pass
+ * over the loop (an application thread's drive, the I/O thread's spin after work or its
  * {@code IoMode.BUSY_POLLING} spin) reads with one {@code recv} each instead of first asking
  * {@code epoll_wait} (NIO: the selector's {@code selectNow}) which of them are readable (issue 11,
- * docs/transport.md "Polled reads"). Such passes come back to back; with a socket or two on the loop, a {@code recv} that finds nothing
- * costs what an empty {@code epoll_wait} costs, and one that finds an FPDU saves the
- * {@code epoll_wait} in front of it: one system call less per received message, as a raw-TCP
- * ping-pong that busy-polls its socket pays. With more sockets the reads of the idle ones would
- * cost more than they save, and the pass asks epoll as before ({@link #LIMIT}). The I/O thread's
- * blocking turn always waits in epoll.
+ * docs/transport.md "Polled reads"). Such passes come back to back; with a socket or two on the
+ * loop, a {@code recv} that finds nothing costs what an empty {@code epoll_wait} costs, and one
+ * that finds an FPDU saves the {@code epoll_wait} in front of it: one system call less per received
+ * message, as a raw-TCP ping-pong that busy-polls its socket pays. With more sockets the reads of
+ * the idle ones would cost more than they save, and the pass asks epoll as before ({@link #LIMIT}).
+ * The I/O thread's blocking turn always waits in epoll.
  *
  * <p>epoll still runs, for what a read does not see: every {@link #EPOLL_EVERY}-th pass (a connect
  * finishing, an accept on a listening socket of this loop, netty's own wake-ups), and every pass
@@ -43,20 +43,20 @@ import java.util.concurrent.ConcurrentHashMap;
  * and one a read left data in is reported by the next epoll pass: no event is lost.
  *
  * <p>While application threads drive the loop, its polled epoll sockets also leave the epoll set
- * (issue 11; a NIO selector keeps its keys): the kernel runs epoll's wake-up callback for every segment that reaches a socket in an
- * epoll set, whatever its interest, which cost about 0.2 µs of a loopback half round trip
- * (docs/benchmarks.md, "Issue 11, 2026-11-25 04:40-06:30 UTC"). Each socket's registration, as its
- * channel holds it, is a {@link Suspendable} on epoll: an application's pass gives netty's registration up
- * ({@code epoll_ctl(DEL)}), and the socket registers again, with the interest netty asked for
- * meanwhile, before anything needs epoll to see it: a pass that must ask epoll for its sake (the
- * conditions above), the I/O thread's blocking turn, the loop's shutdown. The periodic epoll pass
- * reads the sockets directly as well, so a suspended socket is never left unread. The I/O
- * thread's own non-blocking passes read them as they are and suspend nothing: it serves when no
- * application does, and takes a blocking turn soon.
+ * (issue 11; a NIO selector keeps its keys): the kernel runs epoll's wake-up callback for every
+ * segment that reaches a socket in an epoll set, whatever its interest, which cost about 0.2 µs of
+ * a loopback half round trip (docs/benchmarks.md, "Issue 11, 2026-11-25 04:40-06:30 UTC"). Each
+ * socket's registration, as its channel holds it, is a {@link Suspendable} on epoll: an
+ * application's pass gives netty's registration up ({@code epoll_ctl(DEL)}), and the socket
+ * registers again, with the interest netty asked for meanwhile, before anything needs epoll to see
+ * it: a pass that must ask epoll for its sake (the conditions above), the I/O thread's blocking
+ * turn, the loop's shutdown. The periodic epoll pass reads the sockets directly as well, so a
+ * suspended socket is never left unread. The I/O thread's own non-blocking passes read them as they
+ * are and suspend nothing: it serves when no application does, and takes a blocking turn soon.
  *
  * <p>The read is netty's own: the socket's {@link IoHandle} is handed an EPOLLIN event (NIO: an
- * OP_READ one), as the handler would, so the channel reads, fires its pipeline and handles end of stream and errors as on
- * any event loop.
+ * OP_READ one), as the handler would, so the channel reads, fires its pipeline and handles end of
+ * stream and errors as on any event loop.
  *
  * <p>Thread safety: {@link #announce} from any thread; everything else on the loop's current thread
  * (the slot holder).
