@@ -146,16 +146,20 @@ class CallerTransmitLoopTest {
         }
     }
 
-    @Test
-    void aTaskTheHolderQueuesWakesTheIoThreadWhenTheHolderLeaves() throws Exception {
-        awaitIoThreadWaiting(); // it waits with nothing scheduled: up to a second
+    /**
+     * While the idle I/O thread waits (nothing scheduled: up to a second), a holder hands it work
+     * through {@code handOver} and leaves: the milliseconds until the work ran, on the I/O thread.
+     */
+    private long msUntilTheIoThreadRunsWhatAHolderLeft(java.util.function.Consumer<Runnable> handOver)
+            throws InterruptedException {
+        awaitIoThreadWaiting();
         CountDownLatch ran = new CountDownLatch(1);
-        AtomicLong queuedAt = new AtomicLong();
+        AtomicLong leftAt = new AtomicLong();
         AtomicLong ranAt = new AtomicLong();
         AtomicReference<String> ranOn = new AtomicReference<>();
         assertThat(loop.tryRun(() -> {
-            queuedAt.set(System.nanoTime());
-            loop.execute(() -> { // the holder's execute() wakes nobody: the loop is its own now
+            leftAt.set(System.nanoTime());
+            handOver.accept(() -> {
                 ranAt.set(System.nanoTime());
                 ranOn.set(Thread.currentThread().getName());
                 ran.countDown();
@@ -163,27 +167,21 @@ class CallerTransmitLoopTest {
         })).isTrue();
         assertThat(ran.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         assertThat(ranOn.get()).isEqualTo("caller-transmit-io");
-        // without the wake-up it runs when the I/O thread's idle wait of a second ends
-        assertThat(TimeUnit.NANOSECONDS.toMillis(ranAt.get() - queuedAt.get()))
+        return TimeUnit.NANOSECONDS.toMillis(ranAt.get() - leftAt.get());
+    }
+
+    @Test
+    void aTaskTheHolderQueuesWakesTheIoThreadWhenTheHolderLeaves() throws Exception {
+        // the holder's execute() wakes nobody: the loop is its own now; without the wake-up at its
+        // release the task runs when the I/O thread's idle wait of a second ends
+        assertThat(msUntilTheIoThreadRunsWhatAHolderLeft(task -> loop.execute(task)))
                 .as("ms from queuing to running").isLessThan(700);
     }
 
     @Test
     void aTaskTheHolderSchedulesBeforeTheWaitEndsWakesTheIoThread() throws Exception {
-        awaitIoThreadWaiting(); // it waits with nothing scheduled: up to a second
-        CountDownLatch fired = new CountDownLatch(1);
-        AtomicLong scheduledAt = new AtomicLong();
-        AtomicLong firedAt = new AtomicLong();
-        assertThat(loop.tryRun(() -> {
-            scheduledAt.set(System.nanoTime());
-            loop.schedule(() -> {
-                firedAt.set(System.nanoTime());
-                fired.countDown();
-            }, 20, TimeUnit.MILLISECONDS);
-        })).isTrue();
-        assertThat(fired.await(WAIT_SECONDS, TimeUnit.SECONDS)).isTrue();
         // without the wake-up it fires when the I/O thread's idle wait of a second ends
-        assertThat(TimeUnit.NANOSECONDS.toMillis(firedAt.get() - scheduledAt.get()))
+        assertThat(msUntilTheIoThreadRunsWhatAHolderLeft(task -> loop.schedule(task, 20, TimeUnit.MILLISECONDS)))
                 .as("ms from scheduling to firing").isLessThan(700);
     }
     /**
